@@ -1,0 +1,103 @@
+// The wait queue: waiting jobs in queue order (FCFS / Slurm priority / SJF)
+// and, for SJBF, in backfill order (ascending prediction, ties in queue order).
+//
+// Both orders are maintained incrementally, so a scheduling pass walks them
+// without sorting. The simulator and the Slurm plugin share this class.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "easypp/types.h"
+
+namespace easypp {
+
+/// Position in queue order, compared lexicographically, smallest first.
+/// Simulator FCFS: (submit, seq); SJF: (estimate, seq); Slurm: (-priority, ...).
+struct QueueKey {
+  std::int64_t primary = 0;
+  std::int64_t secondary = 0;
+  friend bool operator<(const QueueKey& a, const QueueKey& b) {
+    return a.primary != b.primary ? a.primary < b.primary : a.secondary < b.secondary;
+  }
+  friend bool operator==(const QueueKey& a, const QueueKey& b) {
+    return a.primary == b.primary && a.secondary == b.secondary;
+  }
+};
+
+enum class BackfillOrder {
+  None,                ///< no backfilling at all (plain FCFS)
+  Queue,               ///< candidates in queue order (EASY)
+  ShortestPrediction,  ///< SJBF: ascending prediction, ties in queue order
+};
+
+class WaitQueue {
+ public:
+  using Slot = std::uint32_t;
+  static constexpr Slot kNoSlot = ~Slot(0);
+
+  struct Entry {
+    JobHandle handle = 0;
+    QueueKey key;
+    Time prediction = 0;  ///< planning value
+    Time estimate = 0;    ///< the user's time limit (kill time)
+    bool live = false;
+  };
+
+  explicit WaitQueue(BackfillOrder order = BackfillOrder::Queue);
+  WaitQueue(const WaitQueue&) = delete;
+  WaitQueue& operator=(const WaitQueue&) = delete;
+
+  BackfillOrder order() const { return order_; }
+
+  Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate);
+  void erase(Slot s);
+  void set_prediction(Slot s, Time p);
+  void set_key(Slot s, QueueKey k);
+  void clear();
+
+  bool empty() const { return by_queue_.empty(); }
+  std::size_t size() const { return by_queue_.size(); }
+  const Entry& entry(Slot s) const { return pool_[s]; }
+
+ private:
+  struct QueueCmp {
+    const std::vector<Entry>* pool;
+    bool operator()(Slot a, Slot b) const {
+      const Entry& x = (*pool)[a];
+      const Entry& y = (*pool)[b];
+      if (x.key == y.key) return a < b;
+      return x.key < y.key;
+    }
+  };
+  struct PredCmp {
+    const std::vector<Entry>* pool;
+    bool operator()(Slot a, Slot b) const {
+      const Entry& x = (*pool)[a];
+      const Entry& y = (*pool)[b];
+      if (x.prediction != y.prediction) return x.prediction < y.prediction;
+      if (x.key == y.key) return a < b;
+      return x.key < y.key;
+    }
+  };
+
+ public:
+  using QueueSet = std::set<Slot, QueueCmp>;
+  using PredSet = std::set<Slot, PredCmp>;
+
+  /// Queue order. Erasing a slot invalidates only iterators to that slot.
+  const QueueSet& queue_order() const { return by_queue_; }
+  /// SJBF order; empty unless order() == ShortestPrediction.
+  const PredSet& prediction_order() const { return by_pred_; }
+  Slot front() const { return *by_queue_.begin(); }
+
+ private:
+  BackfillOrder order_;
+  std::vector<Entry> pool_;
+  std::vector<Slot> free_;
+  QueueSet by_queue_;
+  PredSet by_pred_;
+};
+
+}  // namespace easypp

@@ -1,0 +1,81 @@
+// The processor-count resource model used by the SWF simulator: a machine of
+// N identical processors, running jobs ordered by predicted end.
+//
+// It answers the policy's questions (see policy.h): does a job fit the free
+// processors, when would the head fit given the running jobs' predicted ends
+// (shadow time, extra processors), and may a candidate backfill. With one
+// reservation it is the O(running) shadow/extra computation of the EASY paper;
+// with more (conservative) it plans on an availability profile.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "easypp/types.h"
+
+namespace easypp {
+
+class ProcResources {
+ public:
+  explicit ProcResources(std::int64_t procs = 0) : total_(procs), free_(procs) {}
+
+  std::int64_t total() const { return total_; }
+  std::int64_t free() const { return free_; }
+  std::size_t running() const { return running_.size(); }
+
+  // --- the running set (maintained by the owner) ---------------------------
+  void add_running(JobHandle h, std::int64_t size, Time predicted_end);
+  void remove_running(JobHandle h, std::int64_t size, Time predicted_end);
+  void move_predicted_end(JobHandle h, std::int64_t size, Time old_end, Time new_end);
+
+  // --- planning within one scheduling pass ---------------------------------
+  /// Forget the previous pass's reservations.
+  void begin_pass(Time now);
+  bool fits_now(std::int64_t size) const { return size <= free_; }
+  /// Earliest start for `size` processors held `duration` seconds; records
+  /// the reservation. See policy.h (Adapter::reserve).
+  Time reserve(std::int64_t size, Time duration);
+  /// May a job of `size` start now and hold its processors until `end_bound`
+  /// without delaying any reservation of this pass? Does not allocate.
+  bool may_backfill(std::int64_t size, Time end_bound) const;
+  /// Account for a job started now (after fits_now or may_backfill), held
+  /// until end_bound for planning; also adds it to the running set.
+  void start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end);
+
+  std::size_t reservations() const { return nres_; }
+  Time shadow() const { return shadow_; }
+  std::int64_t extra() const { return extra_; }
+
+  /// Shadow time a job of `size` would get now from the running set alone
+  /// (no reservations, no side effects). Used by invariant checks.
+  Time shadow_for(std::int64_t size) const;
+
+ private:
+  struct Run {
+    Time end;
+    JobHandle h;
+    std::int64_t size;
+    bool operator<(const Run& o) const { return end != o.end ? end < o.end : h < o.h; }
+  };
+  struct Seg {
+    Time t;             // segment start
+    std::int64_t free;  // processors available on [t, next.t)
+  };
+  void build_profile();
+  std::size_t split_at(Time t);
+
+  std::int64_t total_;
+  std::int64_t free_;
+  std::set<Run> running_;
+
+  Time now_ = 0;
+  std::size_t nres_ = 0;
+  Time shadow_ = kNever;
+  std::int64_t extra_ = 0;
+  // Availability profile, built when a second reservation is made.
+  bool profile_ = false;
+  std::vector<Seg> segs_;
+};
+
+}  // namespace easypp
