@@ -38,6 +38,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "easypp/queue.h"
@@ -206,8 +207,12 @@ std::vector<std::string> preset_names();
 std::string apply_knob(SchedulerConfig& cfg, std::string_view key, std::string_view value);
 std::vector<std::string> knob_names();
 
-/// Parse "NAME[:knob=value]..." (e.g. "easy++:window=3:metric=median").
-/// On error returns nullopt and sets *error.
-std::optional<SchedulerConfig> parse_scheduler_spec(std::string_view spec, std::string* error);
+/// Parse "NAME[:knob=value]..." (e.g. "easy++:window=3:metric=median"):
+/// the preset, then `base_knobs` (e.g. from the command line), then the
+/// spec's own knobs. On error returns nullopt and sets *error.
+using KnobList = std::vector<std::pair<std::string, std::string>>;
+std::optional<SchedulerConfig> parse_scheduler_spec(std::string_view spec,
+                                                    const KnobList& base_knobs,
+                                                    std::string* error);
 
 }  // namespace easypp

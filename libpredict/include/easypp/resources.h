@@ -73,6 +73,10 @@ class ProcResources {
   std::size_t nres_ = 0;
   Time shadow_ = kNever;
   std::int64_t extra_ = 0;
+  // The head's reservation (the first one), for the profile.
+  Time head_shadow_ = kNever;
+  std::int64_t head_size_ = 0;
+  Time head_duration_ = 0;
   // Availability profile, built when a second reservation is made.
   bool profile_ = false;
   std::vector<Seg> segs_;

@@ -37,15 +37,16 @@ class SimObserver {
  public:
   virtual ~SimObserver() = default;
   /// A job started (backfilled: by backfilling rather than in queue order).
-  virtual void on_start(const SimView&, JobHandle, Time now, bool backfilled) {}
+  virtual void on_start(const SimView&, JobHandle, Time /*now*/, bool /*backfilled*/) {}
   /// A job terminated.
-  virtual void on_end(const SimView&, JobHandle, Time now) {}
+  virtual void on_end(const SimView&, JobHandle, Time /*now*/) {}
   /// A prediction was corrected.
-  virtual void on_correction(const SimView&, JobHandle, Time now, Time old_p, Time new_p) {}
+  virtual void on_correction(const SimView&, JobHandle, Time /*now*/, Time /*old_p*/,
+                             Time /*new_p*/) {}
   /// Called before each scheduling pass, after the batch's events.
-  virtual void before_pass(const SimView&, Time now) {}
+  virtual void before_pass(const SimView&, Time /*now*/) {}
   /// Called after each scheduling pass.
-  virtual void after_pass(const SimView&, Time now, const PassResult&) {}
+  virtual void after_pass(const SimView&, Time /*now*/, const PassResult&) {}
 };
 
 struct SimStats {

@@ -1,0 +1,234 @@
+#include "easypp/predictor.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace easypp {
+
+std::string PredictorConfig::validate() const {
+  if (window < 1 || window > kMaxWindow)
+    return "window must be between 1 and " + std::to_string(kMaxWindow) + " (got " +
+           std::to_string(window) + ")";
+  return {};
+}
+
+std::optional<Metric> parse_metric(std::string_view s) {
+  if (s == "avg" || s == "average" || s == "mean") return Metric::Avg;
+  if (s == "median") return Metric::Median;
+  if (s == "min") return Metric::Min;
+  if (s == "max") return Metric::Max;
+  return std::nullopt;
+}
+std::optional<HistoryType> parse_history_type(std::string_view s) {
+  if (s == "all") return HistoryType::All;
+  if (s == "immediate") return HistoryType::Immediate;
+  if (s == "extended") return HistoryType::Extended;
+  return std::nullopt;
+}
+std::optional<Fullness> parse_fullness(std::string_view s) {
+  if (s == "full") return Fullness::Full;
+  if (s == "partial") return Fullness::Partial;
+  return std::nullopt;
+}
+std::optional<Fallback> parse_fallback(std::string_view s) {
+  if (s == "estimate") return Fallback::Estimate;
+  if (s == "relative") return Fallback::Relative;
+  return std::nullopt;
+}
+const char* to_string(Metric m) {
+  switch (m) {
+    case Metric::Avg: return "avg";
+    case Metric::Median: return "median";
+    case Metric::Min: return "min";
+    case Metric::Max: return "max";
+  }
+  return "?";
+}
+const char* to_string(HistoryType t) {
+  switch (t) {
+    case HistoryType::All: return "all";
+    case HistoryType::Immediate: return "immediate";
+    case HistoryType::Extended: return "extended";
+  }
+  return "?";
+}
+const char* to_string(Fullness f) { return f == Fullness::Full ? "full" : "partial"; }
+const char* to_string(Fallback f) { return f == Fallback::Estimate ? "estimate" : "relative"; }
+
+// --- ring ---------------------------------------------------------------
+
+void Predictor::RingBuf::push(const Entry& e, std::size_t cap) {
+  if (buf.size() < cap) {
+    buf.push_back(e);
+    return;
+  }
+  if (buf.size() > cap) {  // window shrank (restore with a smaller window)
+    std::vector<Entry> keep;
+    for (std::size_t i = cap; i-- > 0;) keep.push_back(recent(i));
+    buf.swap(keep);
+    next = 0;
+  }
+  buf[next] = e;
+  next = std::uint32_t((next + 1) % cap);
+}
+
+const Predictor::Entry& Predictor::RingBuf::recent(std::size_t i) const {
+  const std::size_t n = buf.size();
+  // Not yet full: entries are in push order. Full: `next` is the oldest.
+  const std::size_t newest = (next == 0 ? n : next) - 1;
+  return buf[(newest + n - i) % n];
+}
+
+// --- predictor ----------------------------------------------------------
+
+Predictor::Predictor(PredictorConfig cfg) : cfg_(cfg) {
+  cfg_.window = std::clamp(cfg_.window, 1, PredictorConfig::kMaxWindow);
+}
+
+void Predictor::clear() {
+  users_.clear();
+  extended_.clear();
+}
+
+Time Predictor::combine(const Entry* const* items, std::size_t n) const {
+  switch (cfg_.metric) {
+    case Metric::Avg: {
+      Time sum = 0;
+      for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
+      return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
+    }
+    case Metric::Min: {
+      Time v = items[0]->runtime;
+      for (std::size_t i = 1; i < n; ++i) v = std::min(v, items[i]->runtime);
+      return v;
+    }
+    case Metric::Max: {
+      Time v = items[0]->runtime;
+      for (std::size_t i = 1; i < n; ++i) v = std::max(v, items[i]->runtime);
+      return v;
+    }
+    case Metric::Median: {
+      Time v[PredictorConfig::kMaxWindow];
+      for (std::size_t i = 0; i < n; ++i) v[i] = items[i]->runtime;
+      std::sort(v, v + n);
+      if (n % 2 == 1) return v[n / 2];
+      return (v[n / 2 - 1] + v[n / 2] + 1) / 2;
+    }
+  }
+  return items[0]->runtime;
+}
+
+Time Predictor::fallback(const RingBuf* user_ring, Time estimate) const {
+  if (cfg_.fallback == Fallback::Relative && user_ring && user_ring->size() > 0) {
+    double ratio = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < user_ring->size(); ++i) {
+      const Entry& h = user_ring->recent(i);
+      if (h.estimate <= 0) continue;
+      ratio += double(h.runtime) / double(h.estimate);
+      ++n;
+    }
+    if (n > 0) return Time(std::ceil(double(estimate) * ratio / double(n)));
+  }
+  return estimate;
+}
+
+Time Predictor::predict(UserId user, Time estimate) const {
+  const std::size_t k = std::size_t(cfg_.window);
+  const RingBuf* ring = nullptr;
+  if (user != kNoUser) {
+    auto u = users_.find(user);
+    if (u != users_.end()) ring = &u->second;
+  }
+  const RingBuf* src = ring;
+  if (cfg_.type == HistoryType::Extended) {
+    src = nullptr;
+    if (user != kNoUser) {
+      auto x = extended_.find({user, estimate});
+      if (x != extended_.end()) src = &x->second;
+    }
+  }
+
+  Time p;
+  const std::size_t have = src ? std::min(src->size(), k) : 0;
+  const bool enough = cfg_.fullness == Fullness::Full ? have >= k : have >= 1;
+  if (!enough) {
+    p = fallback(ring, estimate);
+  } else {
+    const Entry* items[PredictorConfig::kMaxWindow];
+    bool same_estimate = true;
+    for (std::size_t i = 0; i < have; ++i) {
+      items[i] = &src->recent(i);
+      same_estimate &= items[i]->estimate == estimate;
+    }
+    if (cfg_.type == HistoryType::Immediate && !same_estimate)
+      p = fallback(ring, estimate);
+    else
+      p = combine(items, have);
+  }
+  return std::clamp<Time>(p, 1, std::max<Time>(estimate, 1));
+}
+
+bool Predictor::has_history_for(UserId user, Time estimate) const {
+  if (user == kNoUser) return false;
+  const std::size_t k = std::size_t(cfg_.window);
+  const RingBuf* src = nullptr;
+  if (cfg_.type == HistoryType::Extended) {
+    auto x = extended_.find({user, estimate});
+    if (x != extended_.end()) src = &x->second;
+  } else {
+    auto u = users_.find(user);
+    if (u != users_.end()) src = &u->second;
+  }
+  const std::size_t have = src ? std::min(src->size(), k) : 0;
+  if (have == 0 || (cfg_.fullness == Fullness::Full && have < k)) return false;
+  if (cfg_.type == HistoryType::Immediate)
+    for (std::size_t i = 0; i < have; ++i)
+      if (src->recent(i).estimate != estimate) return false;
+  return true;
+}
+
+void Predictor::record(UserId user, Time runtime, Time estimate) {
+  if (user == kNoUser) return;  // jobs without a user share no history
+  const std::size_t k = std::size_t(cfg_.window);
+  const Entry e{std::max<Time>(runtime, 0), estimate};
+  users_[user].push(e, k);
+  if (cfg_.type == HistoryType::Extended) extended_[{user, estimate}].push(e, k);
+}
+
+std::vector<Predictor::Entry> Predictor::history(UserId user) const {
+  std::vector<Entry> out;
+  auto u = users_.find(user);
+  if (u == users_.end()) return out;
+  for (std::size_t i = u->second.size(); i-- > 0;) out.push_back(u->second.recent(i));
+  return out;
+}
+
+std::vector<Predictor::Ring> Predictor::snapshot() const {
+  std::vector<Ring> out;
+  auto dump = [&](UserId user, Time key, const RingBuf& rb) {
+    Ring r{user, key, {}};
+    for (std::size_t i = rb.size(); i-- > 0;) r.entries.push_back(rb.recent(i));
+    out.push_back(std::move(r));
+  };
+  for (const auto& [user, rb] : users_) dump(user, -1, rb);
+  for (const auto& [key, rb] : extended_) dump(key.first, key.second, rb);
+  // Deterministic order for stable state files.
+  std::sort(out.begin(), out.end(), [](const Ring& a, const Ring& b) {
+    return a.user != b.user ? a.user < b.user : a.estimate_key < b.estimate_key;
+  });
+  return out;
+}
+
+void Predictor::restore(const std::vector<Ring>& rings) {
+  clear();
+  const std::size_t k = std::size_t(cfg_.window);
+  for (const Ring& r : rings) {
+    if (r.user == kNoUser) continue;
+    if (r.estimate_key >= 0 && cfg_.type != HistoryType::Extended) continue;
+    RingBuf& rb = r.estimate_key < 0 ? users_[r.user] : extended_[{r.user, r.estimate_key}];
+    for (const Entry& e : r.entries) rb.push(e, k);
+  }
+}
+
+}  // namespace easypp
