@@ -1,0 +1,246 @@
+#include "cli.h"
+
+#include <getopt.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+
+#include "config.h"
+
+namespace easypp::cli {
+
+namespace {
+
+const char* kHelp = R"(Usage: easypp-sim --workload FILE|-|synthetic[:SPEC] [options]
+
+Replay a workload (SWF, plain or gzip) through the EASY++ scheduling core
+and compare schedulers. Several schedulers replay the same workload and are
+printed in one table, with the % change against the first.
+
+Workload:
+  -w, --workload FILE     SWF log to replay; "-" reads standard input;
+                          "synthetic" (or "synthetic:seed=N,jobs=N,procs=N,
+                          users=N,load=X,max-estimate=S") uses the built-in
+                          generator (see easypp-gen(1))
+  -p, --procs N           machine size (default: MaxProcs header, else MaxNodes)
+      --load X            scale interarrival times so the offered load is X
+                          (default: the log as it is)
+      --size-from allocated|requested
+                          job size from field 5, else 8 (allocated, default)
+                          or from field 8, else 5 (requested)
+      --default-estimate SECONDS
+                          estimate for jobs without one (default: the larger of
+                          the MaxRuntime header and the longest runtime)
+      --clip-runtime      clip runtimes to the estimate (default: keep them)
+      --unsorted fail|sort
+                          submit times out of order: stop with status 2
+                          (fail, default) or sort the jobs by submit time
+      --max-jobs N        replay only the first N simulatable jobs (default: all)
+      --max-malformed N   give up (status 2) after N malformed lines (default 0:
+                          skip and count them all)
+      --flurries N[/SECONDS]
+                          mark flurries (a user submitting >= N jobs within
+                          SECONDS, default 3600) and report metrics with and
+                          without them (default: off)
+
+Schedulers:
+  -s, --scheduler LIST    comma-separated NAME[:knob=value...] (default:
+                          easy,easy++). Presets: fcfs, easy, easy-pred,
+                          easy-pcor, easy+, easy-sjbf, easy++, perfect,
+                          perfect++, x2, sjf, conservative
+  Knobs (override every preset; a knob inside a scheduler spec wins):
+      --plan estimate|prediction|runtime    planning values
+      --estimate-factor F                   multiply estimates (x2: 2)
+      --correction none|estimate|gradual|exponential
+      --backfill none|fcfs|sjbf             backfill order
+      --queue-order fcfs|sjf                queue order (sjf: by estimate)
+      --reservations N|all                  reservation depth (easy: 1)
+      --safe yes|no                         safe backfill (default no)
+      --window N                            predictor history, 1..30 (2)
+      --metric avg|median|min|max           (avg)
+      --history-type all|immediate|extended (all)
+      --fullness full|partial               (full)
+      --fallback estimate|relative          (estimate)
+      --propagation yes|no                  (no)
+
+Metrics:
+      --warmup FRACTION   first fraction of terminations not measured (0.01)
+      --short-threshold SECONDS   short/long boundary (3600)
+      --narrow-threshold N        narrow/wide boundary (8)
+
+Output:
+      --json              one JSON document instead of the table
+      --output-swf FILE   write the simulated schedule as SWF (wait times
+                          filled in); with several schedulers FILE must
+                          contain %s, replaced by the scheduler name
+  -q, --quiet             no input diagnostics on standard error
+  -h, --help              this help
+  -V, --version           version
+
+Exit status: 0 success, 2 bad usage or unusable input, 1 internal error.
+)";
+
+enum {
+  OPT_LOAD = 1000, OPT_SIZE_FROM, OPT_DEFAULT_EST, OPT_CLIP, OPT_UNSORTED, OPT_MAX_JOBS,
+  OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
+  OPT_KNOB_FIRST
+};
+
+const char* kKnobs[] = {"plan", "estimate-factor", "correction", "backfill", "queue-order",
+                        "reservations", "safe", "window", "metric", "history-type",
+                        "fullness", "fallback", "propagation"};
+constexpr int kNumKnobs = sizeof(kKnobs) / sizeof(kKnobs[0]);
+
+long long to_int(const char* opt, const char* v, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  if (errno || end == v || *end != '\0' || x < lo || x > hi)
+    usage_error(std::string("bad value '") + v + "' for --" + opt + " (expected an integer from " +
+                std::to_string(lo) + " to " + std::to_string(hi) + ")");
+  return x;
+}
+
+double to_double(const char* opt, const char* v, double lo, double hi) {
+  errno = 0;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (errno || end == v || *end != '\0' || !std::isfinite(x) || x < lo || x > hi)
+    usage_error(std::string("bad value '") + v + "' for --" + opt + " (expected a number from " +
+                std::to_string(lo).substr(0, 6) + " to " + std::to_string(hi).substr(0, 8) + ")");
+  return x;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  while (true) {
+    const auto e = s.find(sep, b);
+    out.push_back(s.substr(b, e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void usage_error(const std::string& msg) {
+  std::cerr << "easypp-sim: " << msg << " (see --help)\n";
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  std::vector<option> longopts = {
+      {"workload", required_argument, nullptr, 'w'},
+      {"procs", required_argument, nullptr, 'p'},
+      {"scheduler", required_argument, nullptr, 's'},
+      {"schedulers", required_argument, nullptr, 's'},
+      {"load", required_argument, nullptr, OPT_LOAD},
+      {"size-from", required_argument, nullptr, OPT_SIZE_FROM},
+      {"default-estimate", required_argument, nullptr, OPT_DEFAULT_EST},
+      {"clip-runtime", no_argument, nullptr, OPT_CLIP},
+      {"unsorted", required_argument, nullptr, OPT_UNSORTED},
+      {"max-jobs", required_argument, nullptr, OPT_MAX_JOBS},
+      {"max-malformed", required_argument, nullptr, OPT_MAX_MALFORMED},
+      {"flurries", required_argument, nullptr, OPT_FLURRIES},
+      {"warmup", required_argument, nullptr, OPT_WARMUP},
+      {"short-threshold", required_argument, nullptr, OPT_SHORT},
+      {"narrow-threshold", required_argument, nullptr, OPT_NARROW},
+      {"json", no_argument, nullptr, OPT_JSON},
+      {"output-swf", required_argument, nullptr, OPT_OUTPUT_SWF},
+      {"quiet", no_argument, nullptr, 'q'},
+      {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'},
+  };
+  for (int k = 0; k < kNumKnobs; ++k)
+    longopts.push_back({kKnobs[k], required_argument, nullptr, OPT_KNOB_FIRST + k});
+  longopts.push_back({nullptr, 0, nullptr, 0});
+
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":w:p:s:qhV", longopts.data(), nullptr)) != -1) {
+    switch (c) {
+      case 'w': o.workload = optarg; break;
+      case 'p': o.wl.machine_procs = to_int("procs", optarg, 1, 1000000000); break;
+      case 's': {
+        o.schedulers.clear();
+        for (auto& s : split(optarg, ','))
+          if (!s.empty()) o.schedulers.push_back(s);
+        if (o.schedulers.empty()) usage_error("--scheduler needs at least one name");
+        break;
+      }
+      case OPT_LOAD: o.wl.target_load = to_double("load", optarg, 0.01, 100); break;
+      case OPT_SIZE_FROM:
+        if (std::string(optarg) == "allocated") o.wl.size_from = SizeFrom::Allocated;
+        else if (std::string(optarg) == "requested") o.wl.size_from = SizeFrom::Requested;
+        else usage_error(std::string("bad value '") + optarg + "' for --size-from (expected allocated or requested)");
+        break;
+      case OPT_DEFAULT_EST:
+        o.wl.default_estimate = to_int("default-estimate", optarg, 1, 10LL * 365 * 86400);
+        break;
+      case OPT_CLIP: o.wl.clip_runtime = true; break;
+      case OPT_UNSORTED:
+        if (std::string(optarg) == "fail") o.wl.unsorted = UnsortedPolicy::Fail;
+        else if (std::string(optarg) == "sort") o.wl.unsorted = UnsortedPolicy::Sort;
+        else usage_error(std::string("bad value '") + optarg + "' for --unsorted (expected fail or sort)");
+        break;
+      case OPT_MAX_JOBS: o.wl.max_jobs = std::size_t(to_int("max-jobs", optarg, 1, 1LL << 40)); break;
+      case OPT_MAX_MALFORMED:
+        o.wl.reader.max_malformed = std::uint64_t(to_int("max-malformed", optarg, 0, 1LL << 40));
+        break;
+      case OPT_FLURRIES: {
+        const auto parts = split(optarg, '/');
+        if (parts.size() > 2) usage_error(std::string("bad value '") + optarg + "' for --flurries (expected N or N/SECONDS)");
+        o.wl.flurry_jobs = std::uint32_t(to_int("flurries", parts[0].c_str(), 2, 100000000));
+        if (parts.size() == 2) o.wl.flurry_window = to_int("flurries", parts[1].c_str(), 1, 365LL * 86400);
+        o.flurries = true;
+        break;
+      }
+      case OPT_WARMUP: o.metrics.warmup_fraction = to_double("warmup", optarg, 0, 0.99); break;
+      case OPT_SHORT: o.metrics.short_threshold = to_int("short-threshold", optarg, 1, 10LL * 365 * 86400); break;
+      case OPT_NARROW: o.metrics.narrow_threshold = to_int("narrow-threshold", optarg, 1, 1000000000); break;
+      case OPT_JSON: o.json = true; break;
+      case OPT_OUTPUT_SWF: o.output_swf = optarg; break;
+      case 'q': o.quiet = true; break;
+      case 'h': std::cout << kHelp; std::exit(0);
+      case 'V': std::cout << "easypp-sim " PACKAGE_VERSION "\n"; std::exit(0);
+      case ':': usage_error(std::string("option ") + argv[optind - 1] + " needs a value");
+      case '?':
+        usage_error(std::string("unknown option '") + (optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1])) + "'");
+      default:
+        if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + kNumKnobs) {
+          const char* key = kKnobs[c - OPT_KNOB_FIRST];
+          SchedulerConfig probe;  // validate now, so errors name the option
+          const std::string err = apply_knob(probe, key, optarg);
+          if (!err.empty()) usage_error("--" + err);
+          o.knobs.emplace_back(key, optarg);
+          break;
+        }
+        usage_error("unexpected option");
+    }
+  }
+  if (optind < argc) usage_error(std::string("unexpected argument '") + argv[optind] + "'");
+  if (o.workload.empty())
+    usage_error("--workload is required (an SWF file, - for standard input, or synthetic)");
+  if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
+    usage_error("--output-swf with several schedulers needs %s in the file name");
+  if (!o.output_swf.empty()) o.wl.keep_records = true;
+  return o;
+}
+
+std::vector<SchedulerConfig> schedulers(const Options& o) {
+  std::vector<SchedulerConfig> out;
+  for (const std::string& spec : o.schedulers) {
+    std::string err;
+    auto c = parse_scheduler_spec(spec, o.knobs, &err);
+    if (!c) usage_error(err);
+    out.push_back(*c);
+  }
+  return out;
+}
+
+}  // namespace easypp::cli
