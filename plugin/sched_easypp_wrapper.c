@@ -1,0 +1,181 @@
+/*
+ * sched/easypp: Slurm's plugin ABI for the EASY++ scheduler and its agent
+ * thread. Modelled on the structure of Slurm's own sched/backfill (a thin
+ * wrapper that starts and stops an agent thread); the scheduling logic lives
+ * in the C++ files behind sched_easypp.h.
+ *
+ * Built against the Slurm source tree matching the installed Slurm exactly;
+ * plugin_version makes slurmctld refuse this file if the versions differ.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/macros.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "sched_easypp.h"
+
+const char plugin_name[] = "EASY++ scheduler plugin (predicted runtimes, SJBF)";
+const char plugin_type[] = "sched/easypp";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+static pthread_t agent_thread = 0;
+static pthread_mutex_t thread_flag_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
+static bool stop_agent = false;
+static bool wake_agent = false;
+
+static const slurmctld_lock_t sched_locks = {
+	READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+
+void easypp_slurm_lock(void)
+{
+	lock_slurmctld(sched_locks);
+}
+
+void easypp_slurm_unlock(void)
+{
+	unlock_slurmctld(sched_locks);
+}
+
+bool easypp_agent_stopping(void)
+{
+	bool stop;
+
+	slurm_mutex_lock(&term_lock);
+	stop = stop_agent;
+	slurm_mutex_unlock(&term_lock);
+	return stop;
+}
+
+static int64_t _usec_since(const struct timeval *t0)
+{
+	struct timeval t1;
+
+	gettimeofday(&t1, NULL);
+	return (int64_t) (t1.tv_sec - t0->tv_sec) * 1000000 +
+	       (t1.tv_usec - t0->tv_usec);
+}
+
+int64_t easypp_agent_sleep(int64_t usec)
+{
+	struct timeval t0;
+	struct timespec until;
+	int64_t nsec;
+
+	if (usec < 0)
+		usec = 0;
+	gettimeofday(&t0, NULL);
+	nsec = ((int64_t) t0.tv_usec + usec) * 1000;
+	until.tv_sec = t0.tv_sec + nsec / 1000000000;
+	until.tv_nsec = nsec % 1000000000;
+
+	slurm_mutex_lock(&term_lock);
+	while (!stop_agent && !wake_agent) {
+		int err = pthread_cond_timedwait(&term_cond, &term_lock,
+						 &until);
+		if (err == ETIMEDOUT)
+			break;
+		if (err) {
+			errno = err;
+			error("sched/easypp: pthread_cond_timedwait(): %m");
+			break;
+		}
+	}
+	wake_agent = false;
+	slurm_mutex_unlock(&term_lock);
+	return _usec_since(&t0);
+}
+
+void easypp_agent_wake(void)
+{
+	slurm_mutex_lock(&term_lock);
+	wake_agent = true;
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
+}
+
+static void _stop_agent(void)
+{
+	slurm_mutex_lock(&term_lock);
+	stop_agent = true;
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
+}
+
+static void *_agent(void *arg)
+{
+	(void) arg;
+	if (prctl(PR_SET_NAME, "easypp", NULL, NULL, NULL) < 0)
+		error("sched/easypp: cannot set the agent thread's name: %m");
+
+	while (!easypp_agent_stopping()) {
+		easypp_agent_sleep(easypp_core_wait_usec());
+		if (easypp_agent_stopping())
+			break;
+		if (slurmctld_config.scheduling_disabled)
+			continue;
+		easypp_core_cycle();
+	}
+	return NULL;
+}
+
+extern int init(void)
+{
+	char desc[512] = "";
+
+	if (slurmctld_config.scheduling_disabled)
+		return SLURM_SUCCESS;
+
+	slurm_mutex_lock(&thread_flag_mutex);
+	if (agent_thread) {
+		debug2("sched/easypp: agent thread already running, not starting another");
+		slurm_mutex_unlock(&thread_flag_mutex);
+		return SLURM_ERROR;
+	}
+	if (easypp_core_init(desc, sizeof(desc)) != 0) {
+		error("sched/easypp: initialization failed");
+		slurm_mutex_unlock(&thread_flag_mutex);
+		return SLURM_ERROR;
+	}
+	info("sched/easypp: loaded (%s)", desc);
+
+	slurm_mutex_lock(&term_lock);
+	stop_agent = false;
+	wake_agent = false;
+	slurm_mutex_unlock(&term_lock);
+	/* joined in fini(), so not detached */
+	slurm_thread_create(&agent_thread, _agent, NULL);
+	slurm_mutex_unlock(&thread_flag_mutex);
+	return SLURM_SUCCESS;
+}
+
+extern void fini(void)
+{
+	slurm_mutex_lock(&thread_flag_mutex);
+	if (agent_thread) {
+		verbose("sched/easypp: shutting down");
+		_stop_agent();
+		pthread_join(agent_thread, NULL);
+		agent_thread = 0;
+		easypp_core_fini();
+	}
+	slurm_mutex_unlock(&thread_flag_mutex);
+}
+
+extern int sched_p_reconfig(void)
+{
+	easypp_core_request_reconfig();
+	easypp_agent_wake();
+	return SLURM_SUCCESS;
+}
