@@ -1,0 +1,26 @@
+#!/bin/sh
+# Run the integration tests against a real local Slurm (test_*.py here).
+# Exit 77 (automake's "skipped") when they cannot run: plugin not built, not
+# root, Slurm daemons or python3 missing.
+#
+#   EASYPP_PLUGIN_DIR  directory with the built sched_easypp.so
+#                      (make check sets it; default <repo>/plugin)
+#   TESTS_PATTERN      unittest file pattern (default test_*.py)
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+: "${EASYPP_PLUGIN_DIR:=$repo/plugin}"
+export EASYPP_PLUGIN_DIR
+
+skip() { echo "SKIP: integration tests: $*"; exit 77; }
+
+[ -f "$EASYPP_PLUGIN_DIR/sched_easypp.so" ] ||
+  skip "the Slurm plugin was not built ($EASYPP_PLUGIN_DIR/sched_easypp.so missing; see configure's summary)"
+[ "$(id -u)" -eq 0 ] || skip "they start slurmctld/slurmd and need root"
+for p in /usr/sbin/slurmctld /usr/sbin/slurmd; do
+  [ -x "$p" ] || skip "$p not installed (apt-get install slurmctld slurmd slurm-client munge)"
+done
+command -v sbatch >/dev/null 2>&1 || skip "slurm-client not installed"
+py=$(command -v python3) || skip "python3 not found"
+
+cd "$here" || exit 1
+exec "$py" -m unittest discover -s "$here" -p "${TESTS_PATTERN:-test_*.py}" -v
