@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <jansson.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -211,6 +212,8 @@ bool print_json(std::ostream& os, const Workload& w, double read_seconds, const 
     json_object_set_new(o, "jobs_per_second", json_real(jobs_per_second(*r.result)));
     json_object_set_new(o, "scheduling_passes", json_integer(json_int_t(r.result->stats.passes)));
     json_object_set_new(o, "max_queue_length", json_integer(json_int_t(r.result->stats.max_queue)));
+    json_object_set_new(o, "candidates_tested", json_integer(json_int_t(r.result->stats.tested)));
+    json_object_set_new(o, "corrections", json_integer(json_int_t(r.result->stats.corrections)));
     const Metrics& b = runs[0].metrics;
     json_t* ch = json_object();
     json_object_set_new(ch, "avg_wait_minutes", json_real(pct_change(r.metrics.avg_wait_minutes, b.avg_wait_minutes)));
@@ -220,6 +223,9 @@ bool print_json(std::ostream& os, const Workload& w, double read_seconds, const 
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "runs", arr);
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  json_object_set_new(root, "peak_rss_mb", json_real(double(ru.ru_maxrss) / 1024.0));
   char* s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER);
   json_decref(root);
   if (!s) return false;

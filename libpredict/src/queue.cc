@@ -4,10 +4,10 @@
 
 namespace easypp {
 
-WaitQueue::WaitQueue(BackfillOrder order)
-    : order_(order), by_queue_(QueueCmp{&pool_}), by_pred_(PredCmp{&pool_}) {}
+WaitQueue::WaitQueue(BackfillOrder order) : order_(order) {}
 
-WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate) {
+WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
+                                std::int64_t width) {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -16,17 +16,18 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     s = Slot(pool_.size());
     pool_.emplace_back();
   }
-  pool_[s] = Entry{h, key, prediction, estimate, true};
+  pool_[s] = Entry{h, key, prediction, estimate, width, true};
   // Arrivals usually come in queue order: hint at the end.
-  by_queue_.insert(by_queue_.end(), s);
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(s);
+  by_queue_.insert(by_queue_.end(), item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
   return s;
 }
 
 void WaitQueue::erase(Slot s) {
   assert(s < pool_.size() && pool_[s].live);
-  by_queue_.erase(s);
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(s);
+  const Item it = item(s);
+  by_queue_.erase(it);
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(it);
   pool_[s].live = false;
   free_.push_back(s);
 }
@@ -34,23 +35,21 @@ void WaitQueue::erase(Slot s) {
 void WaitQueue::set_prediction(Slot s, Time p) {
   Entry& e = pool_[s];
   if (e.prediction == p) return;
-  if (order_ == BackfillOrder::ShortestPrediction) {
-    by_pred_.erase(s);
-    e.prediction = p;
-    by_pred_.insert(s);
-  } else {
-    e.prediction = p;
-  }
+  by_queue_.erase(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(item(s));
+  e.prediction = p;
+  by_queue_.insert(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
 }
 
 void WaitQueue::set_key(Slot s, QueueKey k) {
   Entry& e = pool_[s];
   if (e.key == k) return;
-  by_queue_.erase(s);
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(s);
+  by_queue_.erase(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(item(s));
   e.key = k;
-  by_queue_.insert(s);
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(s);
+  by_queue_.insert(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
 }
 
 void WaitQueue::clear() {

@@ -95,7 +95,7 @@ struct Simulator::Impl {
     const QueueKey key = cfg.queue_order == QueueOrder::Arrival
                              ? QueueKey{j.submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
-    s.slot = queue.push(h, key, s.prediction, j.estimate);
+    s.slot = queue.push(h, key, s.prediction, j.estimate, j.size);
     if (cfg.predictor.propagation && cfg.plan == PlanWith::Prediction)
       waiting_by_user[j.user].push_back(h);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
@@ -193,6 +193,7 @@ struct Simulator::Impl {
       return true;
     }
     bool can_start_more() const { return s.res.free() > 0; }
+    std::int64_t free_width() const { return s.res.free(); }
     bool room_beyond_shadow() const { return s.res.extra() > 0; }
     bool may_continue() const { return true; }
   };
@@ -223,6 +224,7 @@ struct Simulator::Impl {
       res.begin_pass(now);
       ++stats.passes;
       const PassResult pr = schedule_pass(now, queue, adapter, cfg.policy);
+      stats.tested += pr.tested;
       if (obs) obs->after_pass(SimView(*this), now, pr);
     }
     stats.elapsed_seconds =
@@ -261,7 +263,7 @@ std::vector<JobHandle> SimView::running_jobs() const {
 }
 std::vector<JobHandle> SimView::waiting_jobs() const {
   std::vector<JobHandle> v;
-  for (auto slot : s_.queue.queue_order()) v.push_back(s_.queue.entry(slot).handle);
+  for (const auto& item : s_.queue.queue_order()) v.push_back(s_.queue.entry(item.slot).handle);
   return v;
 }
 

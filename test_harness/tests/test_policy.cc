@@ -40,6 +40,7 @@ struct RecordingAdapter {
     return true;
   }
   bool can_start_more() const { return res.free() > 0; }
+  std::int64_t free_width() const { return res.free(); }
   bool room_beyond_shadow() const { return res.extra() > 0; }
   bool may_continue() const { return true; }
 };
@@ -120,7 +121,7 @@ class PolicyTest : public CppUnit::TestFixture {
     a.res.start(0, 6, 100, 100);
     a.res.begin_pass(0);
     WaitQueue q(BackfillOrder::Queue);
-    for (JobHandle h = 1; h <= 4; ++h) q.push(h, {0, h}, a.pred[h], a.pred[h]);
+    for (JobHandle h = 1; h <= 4; ++h) q.push(h, {0, h}, a.pred[h], a.pred[h], a.sizes[h]);
     PolicyConfig cfg;
     cfg.backfill = BackfillOrder::Queue;
     const PassResult r = schedule_pass(0, q, a, cfg);

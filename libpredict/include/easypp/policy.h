@@ -26,6 +26,9 @@
 //       then shrink).
 //   bool can_start_more() const;
 //       False when nothing at all can start now (lets the pass stop early).
+//   std::int64_t free_width() const;
+//       Upper bound of the width (see WaitQueue::push) that could start now;
+//       wider candidates are skipped without a backfill() call.
 //   bool room_beyond_shadow() const;
 //       False when no job could use case (b) any more (extra exhausted).
 //   bool may_continue();
@@ -33,6 +36,7 @@
 //       false ends the pass (the plugin's max-jobs-tested and time budget).
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -72,7 +76,21 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
   using Slot = WaitQueue::Slot;
   PassResult r;
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
-  std::vector<Slot> reserved;  // slots holding a reservation (at most depth)
+  // Slots holding a reservation (at most depth); no allocation for EASY.
+  Slot reserved_inline[4];
+  std::vector<Slot> reserved_more;
+  auto add_reserved = [&](Slot s) {
+    if (r.reservations <= 4) reserved_inline[r.reservations - 1] = s;
+    else reserved_more.push_back(s);
+  };
+  auto is_reserved = [&](Slot s) {
+    const unsigned n = std::min(r.reservations, 4u);
+    for (unsigned i = 0; i < n; ++i)
+      if (reserved_inline[i] == s) return true;
+    for (Slot x : reserved_more)
+      if (x == s) return true;
+    return false;
+  };
 
   auto bound_of = [&](const WaitQueue::Entry& e) {
     return now + (cfg.safe ? e.estimate : e.prediction);
@@ -84,7 +102,7 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
   const auto& by_queue = q.queue_order();
   auto it = by_queue.begin();
   while (it != by_queue.end() && r.reservations < depth) {
-    const Slot s = *it;
+    const Slot s = it->slot;
     ++it;
     const WaitQueue::Entry e = q.entry(s);
     if (r.reservations == 0) {
@@ -98,7 +116,7 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
       r.head_reserved = true;
       r.head = e.handle;
       ++r.reservations;
-      reserved.push_back(s);
+      add_reserved(s);
       continue;
     }
     if (!a.can_start_more()) return r;
@@ -114,19 +132,21 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
     }
     a.reserve(e.handle, e.prediction, /*is_head=*/false);
     ++r.reservations;
-    reserved.push_back(s);
+    add_reserved(s);
   }
   if (it == by_queue.end()) return r;
 
   // Phase B: every other waiting job, in backfill order.
-  auto try_one = [&](Slot s) -> bool /* keep going */ {
+  auto try_one = [&](const WaitQueue::Item& item) -> bool /* keep going */ {
     if (!a.can_start_more()) return false;
+    ++r.tested;
+    if (item.width > a.free_width()) return true;
     if (!a.may_continue()) {
       r.interrupted = true;
       return false;
     }
+    const Slot s = item.slot;
     const WaitQueue::Entry& e = q.entry(s);
-    ++r.tested;
     if (a.backfill(e.handle, bound_of(e))) {
       ++r.started_backfill;
       q.erase(s);
@@ -137,23 +157,20 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
   if (cfg.backfill == BackfillOrder::ShortestPrediction) {
     const auto& by_pred = q.prediction_order();
     for (auto p = by_pred.begin(); p != by_pred.end();) {
-      const Slot s = *p;
+      const WaitQueue::Item item = *p;
       ++p;
-      bool is_reserved = false;
-      for (Slot x : reserved) is_reserved |= (x == s);
-      if (is_reserved) continue;
+      if (is_reserved(item.slot)) continue;
       // Ascending predictions: once a candidate cannot end before the shadow
       // time, none of the rest can either; only "extra" room remains.
-      if (depth == 1 && !cfg.safe && now + q.entry(s).prediction > r.shadow &&
-          !a.room_beyond_shadow())
+      if (depth == 1 && !cfg.safe && now + item.prediction > r.shadow && !a.room_beyond_shadow())
         break;
-      if (!try_one(s)) break;
+      if (!try_one(item)) break;
     }
   } else {
     while (it != by_queue.end()) {
-      const Slot s = *it;
+      const WaitQueue::Item item = *it;
       ++it;
-      if (!try_one(s)) break;
+      if (!try_one(item)) break;
     }
   }
   return r;

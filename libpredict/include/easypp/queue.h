@@ -42,7 +42,17 @@ class WaitQueue {
     QueueKey key;
     Time prediction = 0;  ///< planning value
     Time estimate = 0;    ///< the user's time limit (kill time)
+    std::int64_t width = 0;  ///< resource demand hint (see push)
     bool live = false;
+  };
+
+  /// What the ordered sets hold: enough to order and pre-filter candidates
+  /// without touching the entry (the scheduling pass is the hot path).
+  struct Item {
+    QueueKey key;
+    Time prediction;
+    std::int64_t width;
+    Slot slot;
   };
 
   explicit WaitQueue(BackfillOrder order = BackfillOrder::Queue);
@@ -51,7 +61,11 @@ class WaitQueue {
 
   BackfillOrder order() const { return order_; }
 
-  Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate);
+  /// Add a waiting job. `width` is a lower bound of what it needs, in the
+  /// unit of the adapter's free_width() (processors in the simulator, CPUs in
+  /// Slurm); a candidate wider than free_width() is skipped without asking
+  /// the adapter.
+  Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
   void set_key(Slot s, QueueKey k);
@@ -63,34 +77,32 @@ class WaitQueue {
 
  private:
   struct QueueCmp {
-    const std::vector<Entry>* pool;
-    bool operator()(Slot a, Slot b) const {
-      const Entry& x = (*pool)[a];
-      const Entry& y = (*pool)[b];
-      if (x.key == y.key) return a < b;
-      return x.key < y.key;
+    bool operator()(const Item& a, const Item& b) const {
+      if (a.key == b.key) return a.slot < b.slot;
+      return a.key < b.key;
     }
   };
   struct PredCmp {
-    const std::vector<Entry>* pool;
-    bool operator()(Slot a, Slot b) const {
-      const Entry& x = (*pool)[a];
-      const Entry& y = (*pool)[b];
-      if (x.prediction != y.prediction) return x.prediction < y.prediction;
-      if (x.key == y.key) return a < b;
-      return x.key < y.key;
+    bool operator()(const Item& a, const Item& b) const {
+      if (a.prediction != b.prediction) return a.prediction < b.prediction;
+      if (a.key == b.key) return a.slot < b.slot;
+      return a.key < b.key;
     }
   };
+  Item item(Slot s) const {
+    const Entry& e = pool_[s];
+    return Item{e.key, e.prediction, e.width, s};
+  }
 
  public:
-  using QueueSet = std::set<Slot, QueueCmp>;
-  using PredSet = std::set<Slot, PredCmp>;
+  using QueueSet = std::set<Item, QueueCmp>;
+  using PredSet = std::set<Item, PredCmp>;
 
   /// Queue order. Erasing a slot invalidates only iterators to that slot.
   const QueueSet& queue_order() const { return by_queue_; }
   /// SJBF order; empty unless order() == ShortestPrediction.
   const PredSet& prediction_order() const { return by_pred_; }
-  Slot front() const { return *by_queue_.begin(); }
+  Slot front() const { return by_queue_.begin()->slot; }
 
  private:
   BackfillOrder order_;

@@ -54,6 +54,7 @@ struct SimStats {
   std::uint64_t events = 0;
   std::uint64_t corrections = 0;
   std::uint64_t backfilled = 0;
+  std::uint64_t tested = 0;     ///< backfill candidates examined, all passes
   std::uint64_t max_queue = 0;
   double elapsed_seconds = 0;  ///< wall-clock time of the run (not the reading)
 };
