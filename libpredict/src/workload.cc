@@ -1,7 +1,10 @@
 // From SWF records to simulatable jobs (spec section 6): every convention is
 // a WorkloadOptions switch, every dropped or adjusted record is counted in
-// WorkloadReport, and the first occurrence of each reason is described in a
-// Diagnostic naming the file, line and field.
+// WorkloadReport, and the first drop of each reason is described in a
+// Diagnostic naming the file, line and field. Choices the counts alone do not
+// explain (where a missing estimate's value or the machine size came from)
+// get a Diagnostic too; plain counts (runtimes over the estimate, unsorted
+// records, flurries, load scaling) are left to the report.
 #include "easypp/workload.h"
 
 #include <algorithm>
@@ -215,29 +218,15 @@ Workload Converter::finish(const std::vector<swf::Diagnostic>& reader_diags) {
       }
     }
   }
-  if (rep.runtime_over_estimate > 0) {
-    note(0, 4,
-         std::to_string(rep.runtime_over_estimate) + " jobs ran longer than their estimate; " +
-             (opt_.clip_runtime ? "runtimes clipped to the estimate" : "kept as they are"));
-  }
 
   if (rep.unsorted > 0) {
     std::stable_sort(jobs.begin(), jobs.end(),
                      [](const Job& a, const Job& b) { return a.submit < b.submit; });
-    note(0, 2,
-         std::to_string(rep.unsorted) +
-             " records were out of submit order; jobs sorted by submit time (stable)");
   }
 
   // Flurries are a property of the log as recorded: found before scaling.
   if (opt_.flurry_jobs > 0) {
     rep.flurry_jobs = mark_flurries(jobs, opt_.flurry_jobs, opt_.flurry_window, &rep.flurry_users);
-    if (rep.flurry_jobs > 0) {
-      note(0, 12,
-           std::to_string(rep.flurry_jobs) + " jobs of " + std::to_string(rep.flurry_users) +
-               " users marked as flurries (>= " + std::to_string(opt_.flurry_jobs) +
-               " submissions within " + std::to_string(opt_.flurry_window) + " s)");
-    }
   }
 
   rep.offered_load_before = offered_load(jobs, w_.procs);
@@ -251,9 +240,6 @@ Workload Converter::finish(const std::vector<swf::Diagnostic>& reader_diags) {
     double factor = rep.offered_load_before / opt_.target_load;
     scale_interarrivals(jobs, factor);
     rep.load_scale = factor;
-    note(0, 2,
-         "interarrival times multiplied by " + fmt_double(factor, 6) + ": offered load " +
-             fmt_double(rep.offered_load_before) + " -> " + fmt_double(offered_load(jobs, w_.procs)));
   }
 
   rep.jobs = jobs.size();
