@@ -88,9 +88,9 @@ class PluginBinaryTest(unittest.TestCase):
         self.assertEqual(version, want)
 
     def test_slurm_symbols_are_provided_by_slurmctld(self):
-        """Every unversioned undefined symbol (Slurm's) must be exported by
-        slurmctld or the libraries it links (LD_BIND_NOW cannot check this:
-        some of Debian's own plugins fail under it)."""
+        """Every unversioned undefined symbol must be exported by slurmctld,
+        the libraries it links, or the plugin's own libraries (LD_BIND_NOW
+        cannot check this: some of Debian's own plugins fail under it)."""
         wanted = set()
         for line in self.nm("--undefined-only", PLUGIN_SO).splitlines():
             parts = line.split()
@@ -98,8 +98,9 @@ class PluginBinaryTest(unittest.TestCase):
                 wanted.add(parts[-1])
         have = set()
         libs = [cluster.SLURMCTLD]
-        ldd = subprocess.run(["ldd", cluster.SLURMCTLD], capture_output=True, text=True)
-        libs += re.findall(r"=> (/\S+)", ldd.stdout)
+        for obj in (cluster.SLURMCTLD, PLUGIN_SO):  # and the plugin's own NEEDED libs
+            ldd = subprocess.run(["ldd", obj], capture_output=True, text=True)
+            libs += re.findall(r"=> (/\S+)", ldd.stdout)
         for lib in libs:
             for line in self.nm("--defined-only", lib).splitlines():
                 have.add(line.split()[-1].split("@")[0])
