@@ -7,6 +7,9 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdint>
+#include <limits>
+#include <random>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -96,6 +99,7 @@ class SwfTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRecordValues);
   CPPUNIT_TEST(testMalformedFixture);
   CPPUNIT_TEST(testNumberForms);
+  CPPUNIT_TEST(testRandomLines);
   CPPUNIT_TEST(testFractionalRounding);
   CPPUNIT_TEST(testLimitsAreOptions);
   CPPUNIT_TEST(testNulBytesAndBinaryGarbage);
@@ -305,6 +309,63 @@ class SwfTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{5}, r.stats.non_numeric);  // - . 0x10 1e --1
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, r.stats.absurd);       // Infinity, -0.4
     for (const auto& d : r.diags) CPPUNIT_ASSERT_EQUAL(4, d.field);
+  }
+
+  void testRandomLines() {
+    // Many lines of random integers (1 to 19 digits, some -1, some with
+    // leading zeros) between random runs of spaces and tabs, with CRLF on
+    // some: every value must come back exactly, across block boundaries.
+    std::mt19937_64 rng(20240601);
+    std::vector<std::vector<std::int64_t>> want;
+    std::string s;
+    const char* ws[] = {" ", "  ", "\t", " \t ", "      ", "\t\t"};
+    for (int line = 0; line < 30000; ++line) {
+      std::vector<std::int64_t> vals;
+      if (rng() % 3 == 0) s += ws[rng() % 6];
+      for (int f = 0; f < 18; ++f) {
+        std::int64_t v;
+        if (rng() % 5 == 0) {
+          v = -1;
+        } else {
+          int digits = 1 + static_cast<int>(rng() % 19);
+          std::uint64_t lim = 1;
+          for (int i = 0; i < digits && lim <= std::numeric_limits<std::uint64_t>::max() / 10; ++i) lim *= 10;
+          v = static_cast<std::int64_t>(rng() % std::min<std::uint64_t>(
+              lim, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
+        }
+        if (f == 1 && v > (std::int64_t{1} << 40)) v %= (std::int64_t{1} << 40);  // submit limit
+        vals.push_back(v);
+        if (f) s += ws[rng() % 6];
+        if (v >= 0 && rng() % 10 == 0) s += "00";  // leading zeros
+        s += std::to_string(v);
+      }
+      if (rng() % 4 == 0) s += ws[rng() % 6];
+      s += rng() % 5 == 0 ? "\r\n" : "\n";
+      want.push_back(vals);
+    }
+    ReaderOptions opt;
+    opt.max_seconds = std::numeric_limits<std::int64_t>::max();
+    opt.max_procs = std::numeric_limits<std::int64_t>::max();
+    for (const std::string& path : {write("random.swf", s), write_gz("random.swf.gz", s)}) {
+      ReadAll r = read_all(path, opt);
+      CPPUNIT_ASSERT_EQUAL(std::uint64_t{0}, r.stats.skipped());
+      CPPUNIT_ASSERT_EQUAL(want.size(), r.records.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const Record& g = r.records[i];
+        const std::int64_t got[18] = {g.job, g.submit, g.wait, g.run, g.alloc_procs,
+                                      static_cast<std::int64_t>(g.avg_cpu), static_cast<std::int64_t>(g.used_mem),
+                                      g.req_procs, g.req_time, static_cast<std::int64_t>(g.req_mem),
+                                      g.status, g.user, g.group, g.app, g.queue, g.partition, g.preceding, g.think};
+        for (int f = 0; f < 18; ++f) {
+          if (f == 5 || f == 6 || f == 9) {  // doubles: exact up to 2^53
+            if (want[i][f] < (std::int64_t{1} << 53)) CPPUNIT_ASSERT_EQUAL(want[i][f], got[f]);
+          } else {
+            CPPUNIT_ASSERT_EQUAL_MESSAGE("line " + std::to_string(i + 1) + " field " + std::to_string(f + 1),
+                                         want[i][f], got[f]);
+          }
+        }
+      }
+    }
   }
 
   void testFractionalRounding() {
