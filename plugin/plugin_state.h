@@ -1,0 +1,115 @@
+// What sched/easypp keeps on disk, without any Slurm header (so it is unit
+// tested on its own and shared with the easypp-ctl command):
+//
+//  - the state file (StateSaveLocation/easypp_state.json): the learned
+//    per-user history, written atomically (temporary file, fsync, rename,
+//    fsync of the directory) whenever it changed; read at start. A missing or
+//    corrupt file is reported and the plugin starts with an empty history.
+//  - the status file (StateSaveLocation/easypp_status.json): a snapshot
+//    written after every cycle for admins and easypp-ctl: settings, the last
+//    cycle's statistics, totals, every user's history, and every pending and
+//    running job's prediction, estimate and planned start.
+//
+// All functions report failures through their return value and *error (a
+// one-line message naming the file); none throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "easypp/predictor.h"
+#include "easypp/types.h"
+
+namespace easypp::plugin {
+
+/// The persistent part: what must survive a slurmctld restart.
+struct SavedState {
+  static constexpr int kFormatVersion = 1;
+  /// End time of the most recent finished job learned; jobs that ended at or
+  /// before it are not learned again after a restart.
+  Time last_learned_end = 0;
+  std::uint64_t learned_jobs = 0;  ///< total learned since the history began
+  /// Predictor window the rings were written with (informational).
+  int window = 2;
+  std::vector<Predictor::Ring> rings;
+};
+
+/// Load `path`. Returns false with *error set if the file is missing,
+/// unreadable, not JSON, of an unknown format version, or has a bad field;
+/// *out is then left empty (the caller starts with no history).
+bool load_state(const std::string& path, SavedState* out, std::string* error);
+
+/// Write `path` atomically: `path`.tmp, fsync, rename over `path`, fsync the
+/// directory. On failure the previous file is left intact.
+bool save_state(const std::string& path, const SavedState& s, std::string* error);
+
+/// One job as the status file shows it.
+struct JobStatus {
+  std::uint32_t job_id = 0;
+  std::string array;  ///< "123_4" for array tasks, else empty
+  UserId user = kNoUser;
+  std::string user_name;
+  std::string partition;
+  std::string state;  ///< "PENDING" or "RUNNING"
+  Time submit = 0;
+  Time start = 0;           ///< RUNNING: actual start; PENDING: planned start (0: none)
+  Time estimate = 0;        ///< seconds: the time limit, the kill time
+  Time prediction = 0;      ///< seconds: the planning value
+  std::uint32_t corrections = 0;
+  bool reserved = false;    ///< PENDING: holds the partition's reservation
+  bool from_history = false;  ///< the prediction came from history, not the fallback
+};
+
+/// One scheduling cycle.
+struct CycleStats {
+  Time time = 0;               ///< when it started (Unix time)
+  double seconds = 0;          ///< wall time, locks held plus yields
+  std::uint32_t partitions = 0;
+  std::uint32_t pending = 0;
+  std::uint32_t running = 0;
+  std::uint32_t tested = 0;            ///< backfill candidates examined
+  std::uint32_t started_in_order = 0;  ///< started before the head blocked
+  std::uint32_t started_backfill = 0;
+  std::uint32_t reservations = 0;
+  std::uint32_t corrections = 0;       ///< corrections fired in this cycle
+  std::uint32_t learned = 0;           ///< finished jobs learned in this cycle
+  std::uint32_t yields = 0;
+  bool interrupted = false;            ///< ended early (budget or state change)
+  std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
+};
+
+struct Totals {
+  std::uint64_t cycles = 0;
+  std::uint64_t tested = 0;
+  std::uint64_t started_in_order = 0;
+  std::uint64_t started_backfill = 0;
+  std::uint64_t corrections = 0;
+  std::uint64_t learned = 0;
+  double seconds = 0;       ///< sum of cycle times
+  double max_seconds = 0;   ///< longest cycle
+};
+
+struct Status {
+  static constexpr int kFormatVersion = 1;
+  std::string version;      ///< easypp version
+  std::string slurm_version;
+  Time written = 0;
+  std::string settings;     ///< the effective easypp_* settings, one line
+  std::string state_file;   ///< where the history is persisted
+  CycleStats last;
+  Totals totals;
+  std::vector<Predictor::Ring> history;  ///< per-user rings (estimate_key -1) and extended rings
+  std::vector<JobStatus> jobs;
+};
+
+/// Write the status file atomically (same protocol as save_state).
+bool write_status(const std::string& path, const Status& s, std::string* error);
+/// Read it back (easypp-ctl). Same error contract as load_state.
+bool read_status(const std::string& path, Status* out, std::string* error);
+
+/// Default file names inside StateSaveLocation.
+constexpr const char* kStateFileName = "easypp_state.json";
+constexpr const char* kStatusFileName = "easypp_status.json";
+
+}  // namespace easypp::plugin
