@@ -192,6 +192,96 @@ constexpr double kHourWeight[24] = {
 /// Relative submission rate per day of the week, Monday first.
 constexpr double kDayWeight[7] = {1.0, 1.0, 1.0, 1.0, 0.95, 0.50, 0.45};
 
+// --- users ---
+/// The r-th most active user starts ~ 1/r^kZipf of the sessions. Users are
+/// ranked by their typical log job size plus normal noise of sd kRankNoise
+/// (users of wide jobs submit fewer of them).
+constexpr double kZipf = 0.8;
+constexpr double kRankNoise = 1.5;
+/// Job classes per user: 1 + geometric(kClassStop), at most kMaxClasses.
+constexpr double kClassStop = 0.35;
+constexpr std::uint32_t kMaxClasses = 8;
+/// Share of users who round up to the fine estimate values too.
+constexpr double kFineUsers = 0.3;
+/// Share of "lazy" users, who ask for the maximum for a class with
+/// probability kLazyMax whatever its runtime.
+constexpr double kLazyUsers = 0.05;
+constexpr double kLazyMax = 0.6;
+
+// --- job classes ---
+/// Sizes: serial with kSerial, else 2^k (k >= 1) with weight kSizeDecay^k up
+/// to half the machine; kNotPow2 of those with k >= 2 are moved between
+/// 2^(k-1) and 2^k. No job is wider than half the machine: a wider job at the
+/// head of the queue can starve under prediction-based backfilling (backfilled
+/// jobs that outlive their predictions keep pushing its reservation back), and
+/// real logs have few (0.1-2%).
+constexpr double kSerial = 0.2;
+constexpr double kSizeDecay = 0.8;
+constexpr double kNotPow2 = 0.15;
+/// Typical runtime kinds (short, medium, long) for narrow classes and for
+/// classes wider than a quarter of the machine (wide jobs are seldom long: in
+/// real logs their mean runtime is no longer than that of narrow ones).
+/// Ranges (log-uniform): short 1..30 min, medium 10 min..max/4, long
+/// max/4..0.8 max.
+constexpr double kKindNarrow[3] = {0.30, 0.45, 0.25};
+constexpr double kKindWide[3] = {0.35, 0.55, 0.10};
+/// Runtime noise within a session: lognormal sigma uniform in
+/// [kSigmaMin, kSigmaMin + kSigmaRange] (kSigmaRangeLong for long classes);
+/// between sessions of a class: kSessionSigma.
+constexpr double kSigmaMin = 0.03;
+constexpr double kSigmaRange = 0.27;
+constexpr double kSigmaRangeLong = 0.12;
+constexpr double kSessionSigma = 0.2;
+/// Probability that a class's estimate is the maximum, by kind (short,
+/// medium, long; lazy users: kLazyMax).
+constexpr double kMaxByKind[3] = {0.05, 0.15, 0.75};
+/// Otherwise the user asks for the session's typical runtime times
+/// exp(kEstimateSpread * sigma) (covering nearly every run) times a per-class
+/// slack (lognormal, median kSlack, shape kSlackSigma, at least 1), rounded up
+/// to a popular value.
+constexpr double kEstimateSpread = 2.0;
+constexpr double kSlack = 1.2;
+constexpr double kSlackSigma = 0.2;
+/// Per job: probability of asking for the maximum anyway is uniform in
+/// [0, kUseMax] per class; of failing early (1..kFailRuntime s) uniform in
+/// [0, kFailMax] per class; of an outlier runtime (times 0.1..5): kOutlier.
+constexpr double kUseMax = 0.12;
+constexpr double kFailMax = 0.3;
+constexpr double kFailRuntime = 180;
+constexpr double kOutlier = 0.03;
+/// Class weights within a user: lognormal (shape kClassWeightSigma) divided
+/// by runtime^kLongPenalty (long jobs are run less often), times
+/// kWideClassWeight for classes wider than a quarter of the machine.
+constexpr double kClassWeightSigma = 0.7;
+constexpr double kLongPenalty = 0.3;
+constexpr double kWideClassWeight = 0.35;
+/// Largest share of all sessions one (user, class) pair may have: any class,
+/// classes wider than a quarter of the machine.
+constexpr double kClassCap = 0.03;
+constexpr double kWideClassCap = 0.01;
+
+// --- sessions ---
+/// Probability that a session continues the user's previous class.
+constexpr double kStickiness = 0.5;
+/// Jobs per session: 1 + geometric(p), p = kSessionStop for jobs up to an
+/// hour, growing as (runtime / 1 h)^0.3 up to kSessionStopMax; at least
+/// kWideSessionStop for classes wider than a quarter of the machine.
+constexpr double kSessionStop = 0.22;
+constexpr double kSessionStopMax = 0.6;
+constexpr double kWideSessionStop = 0.5;
+constexpr std::uint32_t kMaxSessionJobs = 60;
+/// Bursts ("flurries"): with probability kBurst a session of a class of jobs
+/// up to 2 h and at most 1/8 of the machine has kBurstMin..kBurstMax jobs.
+constexpr double kBurst = 0.03;
+constexpr std::int64_t kBurstMin = 10;
+constexpr std::int64_t kBurstMax = 80;
+/// Sessions are batches (jobs submitted kBatchGap s apart on average,
+/// exponential) with probability kBatch, else sequential (each job submitted
+/// a think time, exponential with mean kThink s, after the previous one ends).
+constexpr double kBatch = 0.5;
+constexpr double kBatchGap = 30;
+constexpr double kThink = 900;
+
 /// The "round" values users pick as estimates (seconds). Most users round up
 /// to the coarse values; some also use the finer ones. The partition maximum
 /// is added to the values below it.
@@ -204,19 +294,23 @@ constexpr std::int64_t kFineEstimates[] = {120, 1200, 2700, 5400, 10800, 21600, 
 /// kill it), as real logs show.
 constexpr std::int64_t kMaxKillDelay = 60;
 
+enum Kind { kShort = 0, kMedium = 1, kLong = 2 };
+
 struct JobClass {
   std::int64_t size = 1;
+  Kind kind = kShort;
   double runtime = 60;     ///< typical runtime (median), seconds
   double sigma = 0.2;      ///< lognormal runtime noise within a session
-  std::int64_t estimate = 3600;
-  double fail = 0.05;      ///< probability that a job fails early
+  double p_max = 0;        ///< probability that a session asks for the maximum
+  double slack = 1.2;      ///< estimate slack when not asking for the maximum
   double use_max = 0;      ///< probability that a job asks for the maximum anyway
+  double fail = 0.05;      ///< probability that a job fails early
   std::int64_t app = 0;    ///< SWF field 14
 };
 
 struct User {
-  double activity = 1;     ///< relative number of sessions
   std::int64_t group = 1;
+  const std::vector<std::int64_t>* estimates = nullptr;  ///< round values used
   std::vector<JobClass> classes;
   std::vector<double> class_weight;
   int last_class = -1;     ///< class of the user's previous session
@@ -247,66 +341,60 @@ std::int64_t round_up(const std::vector<std::int64_t>& values, double x) {
   return values.back();
 }
 
-/// A job size: mostly narrow, power-of-two biased, some wide; 1..procs.
+/// A job size: mostly narrow, power-of-two biased, some wide, at most half
+/// the machine (at most 2 on machines of 2 or 3 processors).
 std::int64_t draw_size(Rng& g, std::int64_t procs) {
-  if (procs <= 1) return 1;
-  if (g.chance(0.28)) return 1;  // serial
-  int max_log = 0;
-  while ((std::int64_t(1) << (max_log + 1)) <= procs) ++max_log;  // 2^max_log <= procs
-  // log2 of the size: 1..max_log with weights 0.72^k (narrow jobs dominate);
-  // the full machine (rare) is one more option.
+  if (procs <= 1 || g.chance(kSerial)) return 1;
+  const std::int64_t cap = std::max<std::int64_t>(2, procs / 2);
+  int max_log = 1;
+  while ((std::int64_t(1) << (max_log + 1)) <= cap) ++max_log;  // 2^max_log <= cap
   std::vector<double> w;
   double p = 1;
   for (int k = 1; k <= max_log; ++k) {
-    p = p * 0.72;
+    p = p * kSizeDecay;
     w.push_back(p);
   }
-  w.push_back(p * 0.72);  // whole machine
-  const std::size_t i = discrete(g, w);
-  if (i == w.size() - 1) return procs;
-  const int k = int(i) + 1;
-  std::int64_t size = std::int64_t(1) << k;
-  if (g.chance(0.15)) {
-    // not a power of two: somewhere between the neighbouring powers
-    size = g.between((std::int64_t(1) << (k - 1)) + 1, std::min(procs, size * 2 - 1));
-  }
-  return std::min(size, procs);
+  const int k = int(discrete(g, w)) + 1;
+  const std::int64_t size = std::int64_t(1) << k;
+  // not a power of two: between the power below and this one
+  if (k >= 2 && g.chance(kNotPow2)) return g.between((size >> 1) + 1, size - 1);
+  return size;
 }
+
+/// Log-uniform in [lo, hi], with lo clamped to hi (tiny partition limits).
+double runtime_between(Rng& g, double lo, double hi) { return log_uniform(g, std::min(lo, hi), hi); }
+
+std::vector<double> weights(const double (&w)[3]) { return {w[0], w[1], w[2]}; }
 
 User make_user(Rng& g, const GeneratorConfig& cfg, const EstimateMenu& menu,
                std::int64_t& next_app) {
   User u;
-  // Some users give the partition maximum for most of their jobs; the others
-  // round a multiple of the typical runtime up to a popular value, and
-  // occasionally also use the maximum.
-  const bool lazy = g.chance(0.10);
-  const double p_max = lazy ? 0.7 : 0.03;
-  const std::vector<std::int64_t>& estimates = g.chance(0.3) ? menu.fine : menu.coarse;
-  const std::uint32_t n = 1 + std::min<std::uint32_t>(geometric(g, 0.35), 7);
-  const double max_rt = std::max(1.0, 0.25 * double(cfg.max_estimate));
-  const double min_rt = std::min(60.0, max_rt);
+  const double max_est = double(cfg.max_estimate);
+  const bool lazy = g.chance(kLazyUsers);
+  u.estimates = g.chance(kFineUsers) ? &menu.fine : &menu.coarse;
+  const std::uint32_t n = 1 + std::min<std::uint32_t>(geometric(g, kClassStop), kMaxClasses - 1);
   for (std::uint32_t c = 0; c < n; ++c) {
     JobClass k;
     k.size = draw_size(g, cfg.procs);
-    if (g.chance(0.2)) {
-      k.runtime = log_uniform(g, min_rt, std::max(min_rt, std::min(max_rt, 1800.0)));
-    } else {
-      k.runtime = log_uniform(g, min_rt, max_rt);
+    // Typical runtime: short (tests, small runs), medium, or long (production
+    // runs that need a good part of the partition limit).
+    const bool wide = k.size * 4 > cfg.procs;
+    k.kind = Kind(discrete(g, weights(wide ? kKindWide : kKindNarrow)));
+    switch (k.kind) {
+      case kShort: k.runtime = runtime_between(g, 60, std::min(1800.0, max_est / 2)); break;
+      case kMedium: k.runtime = runtime_between(g, 600, max_est / 4); break;
+      case kLong: k.runtime = runtime_between(g, max_est / 4, max_est * 0.8); break;
     }
-    k.sigma = 0.05 + 0.45 * g.uniform();
-    if (g.chance(p_max)) {
-      k.estimate = cfg.max_estimate;
-    } else {
-      const double factor = std::max(1.5, lognormal(g, 2.5, 0.5));
-      k.estimate = round_up(estimates, k.runtime * factor);
-    }
-    // Per job, the class's estimate is sometimes replaced by the maximum
-    // ("just give it the most").
-    k.use_max = 0.3 * g.uniform();
-    k.fail = 0.15 * g.uniform();
+    k.sigma = kSigmaMin + (k.kind == kLong ? kSigmaRangeLong : kSigmaRange) * g.uniform();
+    // Long jobs need the maximum; some users ask for it anyway.
+    k.p_max = lazy ? kLazyMax : kMaxByKind[k.kind];
+    k.slack = std::max(1.0, lognormal(g, kSlack, kSlackSigma));
+    k.use_max = kUseMax * g.uniform();
+    k.fail = kFailMax * g.uniform();
     k.app = ++next_app;
     u.classes.push_back(k);
-    u.class_weight.push_back(lognormal(g, 1.0, 0.7));
+    u.class_weight.push_back((wide ? kWideClassWeight : 1.0) * lognormal(g, 1.0, kClassWeightSigma) /
+                             det_exp(kLongPenalty * det_log(k.runtime)));
   }
   return u;
 }
@@ -490,22 +578,55 @@ std::vector<swf::Record> generate_records(const GeneratorConfig& cfg, swf::Heade
   }
   const EstimateMenu menu = estimate_menu(cfg.max_estimate);
 
-  // Users: a Zipf-like activity (a few users submit most sessions), ranks
-  // shuffled over the user ids.
+  // Users: a Zipf-like activity (a few users submit most sessions). Users
+  // whose jobs are wide tend to submit fewer of them: ranks go by the user's
+  // typical log size plus noise, smallest first.
   Rng ug(cfg.seed, kStreamUsers);
   std::vector<User> users;
   users.reserve(cfg.users);
   std::int64_t next_app = 0;
   const std::int64_t groups = std::max<std::int64_t>(1, (cfg.users + 7) / 8);
+  std::vector<double> rank_key(cfg.users);
   for (std::uint32_t i = 0; i < cfg.users; ++i) {
     users.push_back(make_user(ug, cfg, menu, next_app));
-    users.back().group = 1 + std::int64_t(ug.below(std::uint64_t(groups)));
+    User& u = users.back();
+    u.group = 1 + std::int64_t(ug.below(std::uint64_t(groups)));
+    double wsum = 0, log_size = 0;
+    for (std::size_t c = 0; c < u.classes.size(); ++c) {
+      wsum += u.class_weight[c];
+      log_size += u.class_weight[c] * det_log(double(u.classes[c].size));
+    }
+    rank_key[i] = log_size / wsum + kRankNoise * normal(ug);
   }
-  std::vector<std::uint32_t> rank(cfg.users);
-  std::iota(rank.begin(), rank.end(), 0u);
-  for (std::uint32_t i = cfg.users; i > 1; --i) std::swap(rank[i - 1], rank[ug.below(i)]);
+  std::vector<std::uint32_t> by_key(cfg.users);
+  std::iota(by_key.begin(), by_key.end(), 0u);
+  std::stable_sort(by_key.begin(), by_key.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return rank_key[a] < rank_key[b]; });
   std::vector<double> activity(cfg.users);
-  for (std::uint32_t i = 0; i < cfg.users; ++i) activity[i] = 1.0 / det_exp(0.8 * det_log(double(rank[i] + 1)));
+  for (std::uint32_t r = 0; r < cfg.users; ++r)
+    activity[by_key[r]] = 1.0 / det_exp(kZipf * det_log(double(r + 1)));
+
+  // No single application dominates: a (user, class) pair gets at most a
+  // small share of the sessions, smaller for wide jobs (a wide job at the
+  // head of the queue drains much of the machine). Capped pairs lose sessions; the
+  // users' activities become their pairs' sums.
+  {
+    double total_activity = 0;
+    for (double a : activity) total_activity += a;
+    for (std::uint32_t i = 0; i < cfg.users; ++i) {
+      User& u = users[i];
+      double wsum = 0;
+      for (double w : u.class_weight) wsum += w;
+      double user_sum = 0;
+      for (std::size_t c = 0; c < u.classes.size(); ++c) {
+        const double cap = u.classes[c].size * 4 > cfg.procs ? kWideClassCap : kClassCap;
+        const double share = activity[i] / total_activity * u.class_weight[c] / wsum;
+        u.class_weight[c] = std::min(share, cap);
+        user_sum += u.class_weight[c];
+      }
+      activity[i] = user_sum;
+    }
+  }
 
   // Sessions: who, which class, how many jobs, submitted how.
   Rng g(cfg.seed, kStreamSessions);
@@ -521,7 +642,7 @@ std::vector<swf::Record> generate_records(const GeneratorConfig& cfg, swf::Heade
     const std::size_t ui = discrete(g, activity);
     User& u = users[ui];
     int ci;
-    if (u.last_class >= 0 && g.chance(0.5)) {
+    if (u.last_class >= 0 && g.chance(kStickiness)) {
       ci = u.last_class;  // users keep working on the same thing for a while
     } else {
       ci = int(discrete(g, u.class_weight));
@@ -530,32 +651,41 @@ std::vector<swf::Record> generate_records(const GeneratorConfig& cfg, swf::Heade
     const JobClass& k = u.classes[std::size_t(ci)];
     std::uint32_t n;
     bool batch;
-    if (g.chance(0.03)) {  // a burst of many similar jobs (a small "flurry")
-      n = std::uint32_t(g.between(10, 80));
+    if (k.runtime <= 7200 && k.size * 8 <= cfg.procs && g.chance(kBurst)) {
+      n = std::uint32_t(g.between(kBurstMin, kBurstMax));  // a small "flurry"
       batch = true;
     } else {
-      n = 1 + std::min<std::uint32_t>(geometric(g, 0.28), 60);
-      batch = g.chance(0.5);
+      // long jobs and wide jobs come in shorter sessions
+      double p_end = kSessionStop;
+      if (k.runtime > 3600)
+        p_end = std::min(kSessionStopMax, kSessionStop * det_exp(0.3 * det_log(k.runtime / 3600)));
+      if (k.size * 4 > cfg.procs) p_end = std::max(p_end, kWideSessionStop);
+      n = 1 + std::min<std::uint32_t>(geometric(g, p_end), kMaxSessionJobs - 1);
+      batch = g.chance(kBatch);
     }
     // Inputs change from session to session: runtimes within one session are
-    // closer than across sessions.
-    const double session_runtime = k.runtime * lognormal(g, 1.0, 0.25);
+    // closer than across sessions. The user sizes the estimate for the
+    // session (most sessions of a class get the same round value).
+    const double session_runtime = k.runtime * lognormal(g, 1.0, kSessionSigma);
+    const std::int64_t session_estimate =
+        g.chance(k.p_max) ? cfg.max_estimate
+                       : round_up(*u.estimates, session_runtime * det_exp(kEstimateSpread * k.sigma) * k.slack);
     double offset = 0;
     for (std::uint32_t j = 0; j < n && drafts.size() < cfg.jobs; ++j) {
       Draft d;
       d.session = s;
       d.size = k.size;
-      d.estimate = g.chance(k.use_max) ? cfg.max_estimate : k.estimate;
+      d.estimate = g.chance(k.use_max) ? cfg.max_estimate : session_estimate;
       d.user = std::int64_t(ui) + 1;
       d.group = u.group;
       d.app = k.app;
       double rt;
       if (g.chance(k.fail)) {
-        rt = log_uniform(g, 1, 300);  // failed early (bad input, crash)
+        rt = log_uniform(g, 1, kFailRuntime);  // failed early (bad input, crash)
         d.status = 0;
       } else {
         rt = session_runtime * lognormal(g, 1.0, k.sigma);
-        if (g.chance(0.03)) rt = rt * log_uniform(g, 0.1, 5.0);  // outlier
+        if (g.chance(kOutlier)) rt = rt * log_uniform(g, 0.1, 5.0);
         d.status = 1;
       }
       std::int64_t runtime = std::max<std::int64_t>(1, std::int64_t(std::floor(rt + 0.5)));
@@ -567,10 +697,9 @@ std::vector<swf::Record> generate_records(const GeneratorConfig& cfg, swf::Heade
       d.runtime = runtime;
       if (j > 0) {
         if (batch) {
-          offset += exponential(g, 30.0);
+          offset += exponential(g, kBatchGap);
         } else {
-          const double think = exponential(g, 900.0);
-          d.think = std::int64_t(std::floor(think));
+          d.think = std::int64_t(std::floor(exponential(g, kThink)));
           d.follows = true;
           offset += double(drafts.back().runtime) + double(d.think);
         }

@@ -14,15 +14,15 @@ namespace easypp {
 
 struct GeneratorConfig {
   std::uint64_t seed = 1;
-  std::uint32_t jobs = 20000;
+  std::uint32_t jobs = 40000;
   std::int64_t procs = 128;
-  std::uint32_t users = 60;
+  std::uint32_t users = 150;
   double load = 0.8;          ///< target offered load
   Time max_estimate = 36 * 3600;  ///< the "partition maximum" time limit
 
   /// Empty if valid, else a one-line description of what is wrong.
   std::string validate() const;
-  /// "synthetic:seed=1,jobs=20000,..." (parseable by parse_generator_spec).
+  /// "synthetic:seed=1,jobs=40000,..." (parseable by parse_generator_spec).
   std::string describe() const;
 };
 
