@@ -47,10 +47,9 @@ int main(int argc, char** argv) {
     const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!opt.quiet) {
       for (const auto& d : w.diagnostics) std::cerr << "easypp-sim: " << d.format() << "\n";
-      const auto shown = w.diagnostics.size();
-      const auto total = w.report.malformed;
-      if (total > shown)
-        std::cerr << "easypp-sim: " << (total - shown) << " more malformed lines not shown\n";
+      if (w.report.malformed > 0)
+        std::cerr << "easypp-sim: " << w.source << ": " << w.report.malformed
+                  << " malformed lines skipped in all (counts by reason: --json)\n";
     }
 
     std::vector<RunResult> results;

@@ -53,6 +53,8 @@ void print_input(std::ostream& os, const Workload& w, double read_seconds) {
     os << "  " << r.runtime_over_estimate << " jobs ran longer than their estimate ("
        << (r.runtime_clipped ? "clipped" : "kept") << ")\n";
   if (r.unsorted) os << "  " << r.unsorted << " records were out of submit order (sorted)\n";
+  if (r.made_unknown)
+    os << "  " << r.made_unknown << " absurd values in optional fields taken as unknown (jobs kept)\n";
   if (r.load_scale != 1.0)
     os << "  interarrival times x" << fmt(r.load_scale, 4) << " (offered load "
        << fmt(r.offered_load_before, 3) << " before scaling)\n";
@@ -146,6 +148,7 @@ json_t* input_json(const Workload& w, double read_seconds) {
   json_object_set_new(ad, "runtime_over_estimate", json_integer(json_int_t(r.runtime_over_estimate)));
   json_object_set_new(ad, "runtime_clipped", json_integer(json_int_t(r.runtime_clipped)));
   json_object_set_new(ad, "unsorted_sorted", json_integer(json_int_t(r.unsorted)));
+  json_object_set_new(ad, "absurd_values_made_unknown", json_integer(json_int_t(r.made_unknown)));
   json_object_set_new(o, "adjusted", ad);
   json_object_set_new(o, "load_scale", json_real(r.load_scale));
   json_object_set_new(o, "offered_load_before_scaling", json_real(r.offered_load_before));

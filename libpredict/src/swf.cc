@@ -278,6 +278,7 @@ struct Reader::Impl {
   ReaderStats stats;
   std::vector<Diagnostic> diags;
   bool rounded_noted[19] = {};
+  bool unknown_noted[19] = {};
   std::int64_t lo[18], hi[18];  // valid values of each field
   class Inflater;
   std::unique_ptr<Inflater> inflater;  // background decompression, or null
@@ -577,18 +578,31 @@ bool Reader::Impl::process(const char* b, const char* e, Record& rec) {
     return false;
   }
 
-  // Range checks, on the values as written.
+  // Range checks, on the values as written. In fields the simulation does
+  // not need to place the job, an absurd value becomes -1 (unknown) rather
+  // than losing the job: real logs write "unlimited" as 2147483647 s.
+  constexpr std::uint32_t kOptionalFields =
+      (1u << 2) | (1u << 5) | (1u << 6) | (1u << 8) | (1u << 9) | (1u << 17);
   for (int i = 0; i < 18; ++i) {
-    if (frac & (1u << i)) {
-      const double d = dv[i];
-      if ((d < 0 && i != 10) || d > static_cast<double>(hi[i])) {
-        malformed(stats.absurd, line_no, i + 1, range_message(i + 1, d));
-        return false;
+    const bool is_frac = frac & (1u << i);
+    const double d = is_frac ? dv[i] : static_cast<double>(iv[i]);
+    const bool bad = is_frac ? ((d < 0 && i != 10) || d > static_cast<double>(hi[i]))
+                             : (iv[i] < lo[i] || iv[i] > hi[i]);
+    if (!bad) continue;
+    if (kOptionalFields & (1u << i)) {
+      ++stats.made_unknown;
+      if (!unknown_noted[i + 1]) {
+        unknown_noted[i + 1] = true;
+        note(line_no, i + 1,
+             range_message(i + 1, d) + "; taken as unknown (-1), the job is kept (later such values "
+             "in this field are only counted)");
       }
-    } else if (iv[i] < lo[i] || iv[i] > hi[i]) {
-      malformed(stats.absurd, line_no, i + 1, range_message(i + 1, static_cast<double>(iv[i])));
-      return false;
+      iv[i] = -1;
+      dv[i] = -1;
+      continue;
     }
+    malformed(stats.absurd, line_no, i + 1, range_message(i + 1, d));
+    return false;
   }
 
   // Fractions in integer fields were rounded (half away from zero): say so.

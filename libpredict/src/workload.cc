@@ -276,6 +276,7 @@ Workload load_workload(const std::string& path, const WorkloadOptions& opt) {
   const swf::ReaderStats& st = reader.stats();
   conv.report().lines = st.lines;
   conv.report().malformed = st.skipped();
+  conv.report().made_unknown = st.made_unknown;
   return conv.finish(reader.diagnostics());
 }
 

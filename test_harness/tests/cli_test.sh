@@ -84,7 +84,7 @@ json_check "JSON input block" "$T/a.json" "d['input']['procs'] == 16 and d['inpu
 json_check "JSON categories" "$T/a.json" "sorted(c['category'] for c in d['runs'][0]['categories']) == ['long-narrow','long-wide','short-narrow','short-wide']"
 "$SIM" -w "$DATA/cli_small.swf" -s easy,easy++,conservative --json >"$T/b.json" 2>/dev/null
 strip() { python3 -c "import json,sys
-d=json.load(open(sys.argv[1])); d['input'].pop('read_seconds')
+d=json.load(open(sys.argv[1])); d['input'].pop('read_seconds'); d.pop('peak_rss_mb')
 for r in d['runs']:
     for k in ('elapsed_seconds','jobs_per_second'): r.pop(k)
 print(json.dumps(d, sort_keys=True))" "$1"; }

@@ -101,6 +101,7 @@ class SwfTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testNumberForms);
   CPPUNIT_TEST(testRandomLines);
   CPPUNIT_TEST(testFractionalRounding);
+  CPPUNIT_TEST(testUnlimitedEstimateKept);
   CPPUNIT_TEST(testLimitsAreOptions);
   CPPUNIT_TEST(testNulBytesAndBinaryGarbage);
   CPPUNIT_TEST(testVeryLongLines);
@@ -255,16 +256,22 @@ class SwfTest : public CppUnit::TestFixture {
     ReadAll r = read_all(TEST_DATA_DIR "/swf_malformed.swf");
     const std::string f = TEST_DATA_DIR "/swf_malformed.swf";
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{18}, r.stats.lines);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.records);
-    CPPUNIT_ASSERT_EQUAL(std::size_t{3}, r.records.size());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{4}, r.stats.records);
+    CPPUNIT_ASSERT_EQUAL(std::size_t{4}, r.records.size());
     CPPUNIT_ASSERT_EQUAL(std::int64_t{1}, r.records[0].job);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{14}, r.records[1].job);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{16}, r.records[2].job);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{-4}, r.records[2].status);  // status is a free code
+    // Job 7's wait time (-10) is absurd, but the job does not need it: it is
+    // kept with the wait unknown.
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{7}, r.records[1].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[1].wait);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{100}, r.records[1].run);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{14}, r.records[2].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{16}, r.records[3].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-4}, r.records[3].status);  // status is a free code
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.wrong_field_count);
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.non_numeric);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{7}, r.stats.absurd);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{13}, r.stats.skipped());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{6}, r.stats.absurd);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{1}, r.stats.made_unknown);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{12}, r.stats.skipped());
     CPPUNIT_ASSERT_EQUAL(std::size_t{13}, r.diags.size());
     struct Want {
       std::uint64_t line;
@@ -285,7 +292,7 @@ class SwfTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(f, d.file);
       CPPUNIT_ASSERT_EQUAL(w.field, d.field);
       CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, w.text));
-      CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, "skipped"));
+      CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, w.line == 9 ? "taken as unknown" : "skipped"));
       std::string prefix = f + ":" + std::to_string(w.line) + ": ";
       if (w.field) prefix += "field " + std::to_string(w.field) + " (" + field_name(w.field) + "): ";
       CPPUNIT_ASSERT_MESSAGE(d.format(), d.format().rfind(prefix, 0) == 0);
@@ -391,6 +398,21 @@ class SwfTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(r.diags[0].message, "12.5 rounded to 13"));
     CPPUNIT_ASSERT_EQUAL(9, r.diags[1].field);
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, r.diags[1].line);
+  }
+
+  void testUnlimitedEstimateKept() {
+    // Real logs (CEA-Curie) write "unlimited" as 2147483647 s: the job is
+    // kept with its requested time unknown (the workload fallback applies),
+    // counted and reported once per field.
+    std::string s = "1 0 0 100 4 -1 -1 4 2147483647 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                    "2 5 0 100 4 -1 -1 4 2147483647 -1 1 1 1 -1 -1 -1 -1 -1\n";
+    ReadAll r = read_all(write("unlimited.swf", s));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{2}, r.records.size());
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[0].req_time);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, r.stats.made_unknown);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{0}, r.stats.skipped());
+    CPPUNIT_ASSERT_EQUAL(std::size_t{1}, r.diags.size());
+    CPPUNIT_ASSERT_EQUAL(9, r.diags[0].field);
   }
 
   void testLimitsAreOptions() {

@@ -83,8 +83,9 @@ class Error : public std::runtime_error {
 
 struct ReaderOptions {
   /// Records with values no real system produces (negative other than -1,
-  /// runtimes or estimates over max_seconds, sizes over max_procs) are
-  /// skipped and reported.
+  /// runtimes over max_seconds, sizes over max_procs) are skipped and
+  /// reported; in fields not needed to simulate the job (see
+  /// ReaderStats::made_unknown) such values become -1 instead.
   std::int64_t max_seconds = 10LL * 365 * 86400;
   std::int64_t max_procs = 100000000;
   /// Malformed lines tolerated before giving up (0: never give up). A file
@@ -103,6 +104,11 @@ struct ReaderStats {
   std::uint64_t non_numeric = 0;
   std::uint64_t absurd = 0;
   std::uint64_t fractional_rounded = 0;  ///< fractional value in an integer field, rounded
+  /// Absurd values in fields the simulation does not need to place the job
+  /// (3 wait, 6 CPU time, 7 memory, 9 requested time, 10 requested memory,
+  /// 18 think time) become -1 (unknown) instead of dropping the job; e.g.
+  /// requested time 2147483647 is an "unlimited" marker in real logs.
+  std::uint64_t made_unknown = 0;
   std::uint64_t skipped() const { return wrong_field_count + non_numeric + absurd; }
 };
 

@@ -48,6 +48,7 @@ struct WorkloadReport {
   std::uint64_t lines = 0;
   std::uint64_t records = 0;        ///< job lines that parsed
   std::uint64_t malformed = 0;      ///< job lines skipped by the reader
+  std::uint64_t made_unknown = 0;   ///< absurd values in optional fields taken as -1
   std::uint64_t dropped_submit = 0;   ///< submit < 0
   std::uint64_t dropped_runtime = 0;  ///< runtime < 0
   std::uint64_t dropped_size = 0;     ///< fields 5 and 8 both <= 0
