@@ -710,31 +710,47 @@ std::vector<swf::Record> generate_records(const GeneratorConfig& cfg, swf::Heade
     session_len.push_back(offset);
   }
 
-  // Offered load: the span that gives the target load, then the scale of
-  // operational time that produces that span (bisection; the span grows with
-  // the scale).
+  // Offered load: the span that gives the target load, then the times that
+  // produce it. A session starts at Lambda^-1(c * tau) and its jobs follow at
+  // d * offset: c scales operational time (keeping the daily cycle), d < 1
+  // compresses the sessions themselves, which is needed only when sessions
+  // are long compared with the whole span (tiny workloads on big machines).
+  // One parameter x drives both (c = x, d = min(1, x / x0), x0 being the c
+  // that spreads the session starts alone over a quarter of the target
+  // span), the span grows with x, and bisection finds the x that gives the
+  // target.
   double work = 0;
   for (const Draft& d : drafts) work += double(d.size) * double(d.runtime);
   const double target_span = work / (double(cfg.procs) * cfg.load);
   const Cycle cycle;
-  auto span_for = [&](double c) {
+  auto span_for = [&](double c, double d) {
     double first = std::numeric_limits<double>::max(), last = 0;
     for (std::size_t s = 0; s < session_tau.size(); ++s) {
       const double t = cycle.time_of(session_tau[s] * c);
       first = std::min(first, t);
-      last = std::max(last, t + session_len[s]);
+      last = std::max(last, t + d * session_len[s]);
     }
     return last - first;
   };
-  double lo = 0, hi = 1;
-  while (span_for(hi) < target_span && hi < 1e15) hi *= 2;
-  for (int it = 0; it < 100; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (span_for(mid) < target_span) lo = mid; else hi = mid;
+  auto solve = [&](auto span_of) {  // smallest x with span_of(x) >= target (bisection)
+    double lo = 0, hi = 1;
+    while (span_of(hi) < target_span && hi < 1e15) hi *= 2;
+    for (int it = 0; it < 100; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (span_of(mid) < target_span) lo = mid; else hi = mid;
+    }
+    return hi;
+  };
+  double c = 1, d = 1;
+  if (session_tau.size() >= 2) {
+    const double x0 = solve([&](double x) { return 4 * span_for(x, 0); });
+    c = solve([&](double x) { return span_for(x, std::min(1.0, x / x0)); });
+    d = std::min(1.0, c / x0);
+  } else if (session_len[0] > 0) {
+    d = std::min(1.0, target_span / session_len[0]);
   }
-  const double scale = hi;
-  for (Draft& d : drafts) {
-    d.submit = std::int64_t(std::floor(cycle.time_of(session_tau[d.session] * scale) + d.offset));
+  for (Draft& dr : drafts) {
+    dr.submit = std::int64_t(std::floor(cycle.time_of(session_tau[dr.session] * c) + d * dr.offset));
   }
 
   // Sort by submit time (ties in generation order), number 1..N.
