@@ -37,11 +37,19 @@ struct SavedState {
 
 /// Load `path`. Returns false with *error set if the file is missing,
 /// unreadable, not JSON, of an unknown format version, or has a bad field;
-/// *out is then left empty (the caller starts with no history).
-bool load_state(const std::string& path, SavedState* out, std::string* error);
+/// *out is then left empty (the caller starts with no history). If `missing`
+/// is given, it is set to true exactly when the file does not exist (log that
+/// at info level: a first start), false otherwise.
+bool load_state(const std::string& path, SavedState* out, std::string* error,
+                bool* missing = nullptr);
 
-/// Write `path` atomically: `path`.tmp, fsync, rename over `path`, fsync the
-/// directory. On failure the previous file is left intact.
+/// Write `path` atomically: `path`.tmp.<pid> (mode 0600), fsync, rename over
+/// `path`, fsync the directory. On failure the temporary file is removed and
+/// the previous file is left intact. Values load_state() would refuse
+/// (negative or absurd times, more than PredictorConfig::kMaxWindow entries in
+/// a ring, duplicate rings, a uid outside 0..2^32-1, window outside
+/// 1..kMaxWindow) make it return false without touching the disk: a file
+/// written here always loads back. Not for concurrent calls on one path.
 bool save_state(const std::string& path, const SavedState& s, std::string* error);
 
 /// One job as the status file shows it.
@@ -95,7 +103,13 @@ struct Status {
   std::string version;      ///< easypp version
   std::string slurm_version;
   Time written = 0;
-  std::string settings;     ///< the effective easypp_* settings, one line
+  /// The effective easypp_* settings, one line of space- or comma-separated
+  /// key=value tokens (describe()). easypp-ctl reads `interval` (seconds,
+  /// optional "s") for its staleness warning and `window`, `metric`,
+  /// `history_type`, `fullness`, `fallback` (libpredict's spellings; an
+  /// "easypp_" prefix is allowed) to rebuild the predictor; missing keys
+  /// mean the defaults.
+  std::string settings;
   std::string state_file;   ///< where the history is persisted
   CycleStats last;
   Totals totals;
@@ -103,10 +117,13 @@ struct Status {
   std::vector<JobStatus> jobs;
 };
 
-/// Write the status file atomically (same protocol as save_state).
+/// Write the status file atomically (same protocol as save_state, mode 0644).
+/// Times must be 0..2^40 (no kNever: use 0 for "no planned start"), seconds
+/// finite and >= 0, job users kNoUser or a uid.
 bool write_status(const std::string& path, const Status& s, std::string* error);
 /// Read it back (easypp-ctl). Same error contract as load_state.
-bool read_status(const std::string& path, Status* out, std::string* error);
+bool read_status(const std::string& path, Status* out, std::string* error,
+                 bool* missing = nullptr);
 
 /// Default file names inside StateSaveLocation.
 constexpr const char* kStateFileName = "easypp_state.json";
