@@ -203,8 +203,8 @@ constexpr double kClassStop = 0.35;
 constexpr std::uint32_t kMaxClasses = 8;
 /// Share of users who round up to the fine estimate values too.
 constexpr double kFineUsers = 0.3;
-/// Share of "lazy" users, who ask for the maximum for a class with
-/// probability kLazyMax whatever its runtime.
+/// Share of "lazy" users, who ask for the maximum in a session with
+/// probability kLazyMax whatever the runtime.
 constexpr double kLazyUsers = 0.05;
 constexpr double kLazyMax = 0.6;
 
@@ -232,7 +232,7 @@ constexpr double kSigmaMin = 0.03;
 constexpr double kSigmaRange = 0.27;
 constexpr double kSigmaRangeLong = 0.12;
 constexpr double kSessionSigma = 0.2;
-/// Probability that a class's estimate is the maximum, by kind (short,
+/// Probability that a session asks for the maximum, by kind of class (short,
 /// medium, long; lazy users: kLazyMax).
 constexpr double kMaxByKind[3] = {0.05, 0.15, 0.75};
 /// Otherwise the user asks for the session's typical runtime times
