@@ -1,0 +1,896 @@
+// easypp-ctl: what sched/easypp is doing, for administrators. Reads the
+// status and state files the plugin writes under StateSaveLocation
+// (plugin_state.h, docs/state-files.md); never talks to slurmctld except to
+// ask scontrol where StateSaveLocation is.
+//
+// Exit status: 0 success, 1 a missing or corrupt file, 2 a usage error. Every
+// error is one line on standard error starting with "easypp-ctl: ".
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "easypp/predictor.h"
+#include "plugin_state.h"
+
+#ifndef EASYPP_VERSION
+#define EASYPP_VERSION "unknown"
+#endif
+
+using easypp::Predictor;
+using easypp::PredictorConfig;
+using easypp::Time;
+using easypp::UserId;
+namespace ps = easypp::plugin;
+
+namespace {
+
+const char* kDefaultDir = "/var/spool/slurmctld";
+constexpr int kScontrolTimeout = 5;  // seconds
+
+const char* kHelp = R"(Usage: easypp-ctl [--dir DIR] [--json] [COMMAND [ARGS]]
+
+Show what the sched/easypp Slurm scheduler plugin is doing, from the files it
+writes under StateSaveLocation (easypp_status.json after every cycle,
+easypp_state.json with the learned history).
+
+Commands:
+  status                  settings, when the status was written (warns if it
+                          is stale: the plugin may not be running), the last
+                          cycle's statistics and the totals (the default)
+  jobs [--user U] [--partition P]
+                          every pending and running job: estimate (time
+                          limit), prediction and its source (history or
+                          fallback), corrections, planned start (pending) or
+                          start and predicted end (running), reservation
+  users [USER] [--estimate DURATION]
+                          each user's history (runtimes and estimates, oldest
+                          first) and the prediction a new job would get; with
+                          USER, the details of that user. The estimate
+                          defaults to that of the user's most recent job
+  state [--file F]        read and validate the state file (exit 0 if valid,
+                          1 with the error if missing or corrupt)
+
+Options:
+  -d, --dir DIR           StateSaveLocation (default: from 'scontrol show
+                          config' if it answers within 5 s, else
+                          /var/spool/slurmctld)
+  -j, --json              print the command's section of the file as JSON
+                          (status: all but history and jobs; jobs: the jobs
+                          array; users: the history array; state: the file)
+  -u, --user U            jobs: only U's jobs (user name or numeric uid)
+  -p, --partition P       jobs: only jobs of partition P
+  -e, --estimate DURATION users: predict for this estimate (3600, 90m, 2h,
+                          1d2h, 1:30:00, 1-00:00:00; a plain number is seconds)
+  -f, --file F            state: the state file to check (default:
+                          DIR/easypp_state.json)
+  -h, --help              this help
+  -V, --version           version
+
+Exit status: 0 success, 1 a missing or corrupt file, 2 a usage error.
+)";
+
+// --- errors --------------------------------------------------------------------
+
+struct Exit {
+  int status;
+};
+
+[[noreturn]] void die(int status, const std::string& msg) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "easypp-ctl: %s\n", msg.c_str());
+  throw Exit{status};
+}
+[[noreturn]] void usage(const std::string& msg) {
+  die(2, msg + " (see easypp-ctl --help)");
+}
+
+// --- formatting -------------------------------------------------------------------
+
+// 45s, 3m05s, 1h02m, 2d03h.
+std::string duration(Time s) {
+  if (s < 0) return "-" + duration(-s);
+  char b[64];
+  if (s < 60) std::snprintf(b, sizeof b, "%llds", (long long)s);
+  else if (s < 3600) std::snprintf(b, sizeof b, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+  else if (s < 86400)
+    std::snprintf(b, sizeof b, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+  else
+    std::snprintf(b, sizeof b, "%lldd%02lldh", (long long)(s / 86400), (long long)(s % 86400 / 3600));
+  return b;
+}
+
+std::string seconds_text(double s) {
+  char b[64];
+  if (s < 10) std::snprintf(b, sizeof b, "%.3fs", s);
+  else if (s < 600) std::snprintf(b, sizeof b, "%.1fs", s);
+  else return duration(Time(s));
+  return b;
+}
+
+// Local time, squeue's style.
+std::string date(Time t) {
+  if (t <= 0) return "-";
+  const std::time_t tt = std::time_t(t);
+  struct tm tm;
+  if (!localtime_r(&tt, &tm)) return std::to_string(t);
+  char b[64];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
+  return b;
+}
+
+std::string user_name(UserId uid, const std::string& known = "") {
+  if (!known.empty()) return known;
+  if (uid < 0) return "-";
+  static std::map<UserId, std::string> cache;
+  auto it = cache.find(uid);
+  if (it != cache.end()) return it->second;
+  std::string name = std::to_string(uid);
+  struct passwd pw, *res = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwuid_r(uid_t(uid), &pw, buf.data(), buf.size(), &res) == 0 && res && res->pw_name)
+    name = res->pw_name;
+  cache[uid] = name;
+  return name;
+}
+
+// A left-aligned text table.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print() const {
+    std::vector<std::size_t> w;
+    for (const auto& r : rows_)
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        if (w.size() <= i) w.push_back(0);
+        w[i] = std::max(w[i], r[i].size());
+      }
+    for (const auto& r : rows_) {
+      std::string line;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        line += r[i];
+        if (i + 1 < r.size()) line += std::string(w[i] - r[i].size() + 2, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      std::printf("%s\n", line.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// --- parsing ----------------------------------------------------------------------
+
+// 3600, 3600s, 90m, 2h, 1d2h30m, 1:30:00 (h:m:s), 30:00 (m:s), 1-00:00:00.
+std::optional<Time> parse_duration(std::string_view s) {
+  if (s.empty() || s.size() > 32) return std::nullopt;
+  auto digits = [](std::string_view t) {
+    return !t.empty() && t.size() <= 12 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  auto num = [](std::string_view t) { return Time(std::stoll(std::string(t))); };
+  Time days = 0;
+  std::string_view rest = s;
+  const std::size_t dash = s.find('-');
+  if (dash != std::string_view::npos) {
+    if (!digits(s.substr(0, dash))) return std::nullopt;
+    days = num(s.substr(0, dash));
+    rest = s.substr(dash + 1);
+    if (rest.find(':') == std::string_view::npos) {  // D-H
+      if (!digits(rest)) return std::nullopt;
+      return days * 86400 + num(rest) * 3600;
+    }
+  }
+  if (rest.find(':') != std::string_view::npos) {
+    std::vector<Time> parts;
+    while (true) {
+      const std::size_t c = rest.find(':');
+      const std::string_view p = rest.substr(0, c);
+      if (!digits(p)) return std::nullopt;
+      parts.push_back(num(p));
+      if (c == std::string_view::npos) break;
+      rest = rest.substr(c + 1);
+    }
+    if (parts.size() == 2) {
+      if (dash != std::string_view::npos) return days * 86400 + parts[0] * 3600 + parts[1] * 60;
+      return parts[0] * 60 + parts[1];
+    }
+    if (parts.size() == 3) return days * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2];
+    return std::nullopt;
+  }
+  if (dash != std::string_view::npos) return std::nullopt;
+  if (digits(rest)) return num(rest);
+  Time total = 0;
+  std::size_t i = 0;
+  bool any = false;
+  while (i < rest.size()) {
+    std::size_t j = i;
+    while (j < rest.size() && rest[j] >= '0' && rest[j] <= '9') ++j;
+    if (j == i || j == rest.size() || !digits(rest.substr(i, j - i))) return std::nullopt;
+    const Time v = num(rest.substr(i, j - i));
+    switch (rest[j]) {
+      case 'd': total += v * 86400; break;
+      case 'h': total += v * 3600; break;
+      case 'm': total += v * 60; break;
+      case 's': total += v; break;
+      default: return std::nullopt;
+    }
+    any = true;
+    i = j + 1;
+  }
+  if (!any) return std::nullopt;
+  return total;
+}
+
+// The settings line: key=value tokens separated by spaces or commas.
+std::map<std::string, std::string> parse_settings(const std::string& line) {
+  std::map<std::string, std::string> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == ',' || line[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != ',' && line[j] != '\t') ++j;
+    const std::string tok = line.substr(i, j - i);
+    i = j;
+    const std::size_t eq = tok.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    std::string key = tok.substr(0, eq);
+    if (key.rfind("easypp_", 0) == 0) key = key.substr(7);
+    out[key] = tok.substr(eq + 1);
+  }
+  return out;
+}
+
+// The predictor the plugin runs, as far as the settings tell. `window` is
+// the state file's if the settings do not say.
+PredictorConfig predictor_config(const std::map<std::string, std::string>& set, int window,
+                                 std::vector<std::string>* notes) {
+  PredictorConfig c;
+  c.window = window;
+  auto get = [&](std::initializer_list<const char*> keys) -> const std::string* {
+    for (const char* k : keys) {
+      auto it = set.find(k);
+      if (it != set.end()) return &it->second;
+    }
+    return nullptr;
+  };
+  if (const std::string* v = get({"window"})) {
+    char* end = nullptr;
+    const long w = std::strtol(v->c_str(), &end, 10);
+    if (end != v->c_str() && *end == '\0' && w >= 1 && w <= PredictorConfig::kMaxWindow)
+      c.window = int(w);
+    else
+      notes->push_back("settings: window='" + *v + "' not understood, using " +
+                       std::to_string(c.window));
+  }
+  if (const std::string* v = get({"metric"})) {
+    if (auto m = easypp::parse_metric(*v)) c.metric = *m;
+    else notes->push_back("settings: metric='" + *v + "' not understood");
+  }
+  if (const std::string* v = get({"history_type", "history", "type"})) {
+    if (auto t = easypp::parse_history_type(*v)) c.type = *t;
+    else notes->push_back("settings: history_type='" + *v + "' not understood");
+  }
+  if (const std::string* v = get({"fullness"})) {
+    if (auto f = easypp::parse_fullness(*v)) c.fullness = *f;
+    else notes->push_back("settings: fullness='" + *v + "' not understood");
+  }
+  if (const std::string* v = get({"fallback"})) {
+    if (auto f = easypp::parse_fallback(*v)) c.fallback = *f;
+    else notes->push_back("settings: fallback='" + *v + "' not understood");
+  }
+  return c;
+}
+
+// --- StateSaveLocation from scontrol ----------------------------------------------------
+
+std::string find_in_path(const char* prog) {
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  std::size_t i = 0;
+  while (i <= p.size()) {
+    std::size_t j = p.find(':', i);
+    if (j == std::string::npos) j = p.size();
+    std::string dir = p.substr(i, j - i);
+    if (dir.empty()) dir = ".";
+    const std::string cand = dir + "/" + prog;
+    if (access(cand.c_str(), X_OK) == 0) return cand;
+    i = j + 1;
+  }
+  return "";
+}
+
+// Output of `scontrol show config`, or nullopt if scontrol is missing, fails,
+// or does not answer within the timeout (then its process group is killed).
+std::optional<std::string> run_scontrol() {
+  const std::string prog = find_in_path("scontrol");
+  if (prog.empty()) return std::nullopt;
+  int fds[2];
+  if (pipe(fds) != 0) return std::nullopt;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    const int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 2);
+    }
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execl(prog.c_str(), "scontrol", "show", "config", (char*)nullptr);
+    _exit(127);
+  }
+  setpgid(pid, pid);  // as the child does: no race on who runs first
+  close(fds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kScontrolTimeout);
+  auto left_ms = [&] {
+    const auto d = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return int(std::max<long long>(0, d.count()));
+  };
+  std::string out;
+  bool timed_out = false;
+  while (true) {
+    struct pollfd p = {fds[0], POLLIN, 0};
+    const int r = poll(&p, 1, left_ms());
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      timed_out = true;
+      break;
+    }
+    char buf[4096];
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (out.size() < (1u << 20)) out.append(buf, std::size_t(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  bool exited = false;
+  while (!timed_out) {  // EOF: give it the rest of the time to exit
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      exited = true;
+      break;
+    }
+    if (w < 0 && errno != EINTR) break;
+    if (left_ms() == 0) {
+      timed_out = true;
+      break;
+    }
+    usleep(10000);
+  }
+  if (!exited) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return std::nullopt;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return out;
+}
+
+std::string state_save_location() {
+  const std::optional<std::string> out = run_scontrol();
+  if (!out) return kDefaultDir;
+  std::size_t i = 0;
+  while (i < out->size()) {
+    std::size_t j = out->find('\n', i);
+    if (j == std::string::npos) j = out->size();
+    const std::string line = out->substr(i, j - i);
+    i = j + 1;
+    if (line.rfind("StateSaveLocation", 0) != 0) continue;
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string v = line.substr(eq + 1);
+    v.erase(0, v.find_first_not_of(" \t"));
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.pop_back();
+    if (!v.empty() && v != "(null)") return v;
+  }
+  return kDefaultDir;
+}
+
+// --- options ---------------------------------------------------------------------
+
+struct Options {
+  std::string command = "status";
+  std::string dir;  // empty: ask scontrol
+  bool json = false;
+  std::optional<std::string> user, partition, file, user_arg;
+  std::optional<Time> estimate;
+};
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  bool have_command = false;
+  std::vector<std::string> operands;
+  std::set<std::string> seen;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::optional<std::string> inline_value;
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      const std::size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        inline_value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+      }
+    }
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= argc) usage("option " + a + " needs a value");
+      return argv[++i];
+    };
+    auto once = [&](const std::string& name) {
+      if (!seen.insert(name).second) usage("option " + name + " given twice");
+    };
+    if (a == "-h" || a == "--help") {
+      std::fputs(kHelp, stdout);
+      throw Exit{0};
+    } else if (a == "-V" || a == "--version") {
+      std::printf("easypp-ctl (easypp) %s\n", EASYPP_VERSION);
+      throw Exit{0};
+    } else if (a == "-d" || a == "--dir") {
+      once("--dir");
+      o.dir = value();
+      if (o.dir.empty()) usage("--dir needs a directory");
+    } else if (a == "-j" || a == "--json") {
+      if (inline_value) usage("--json takes no value");
+      o.json = true;
+    } else if (a == "-u" || a == "--user") {
+      once("--user");
+      o.user = value();
+      if (o.user->empty()) usage("--user needs a user name or uid");
+    } else if (a == "-p" || a == "--partition") {
+      once("--partition");
+      o.partition = value();
+      if (o.partition->empty()) usage("--partition needs a partition name");
+    } else if (a == "-f" || a == "--file") {
+      once("--file");
+      o.file = value();
+      if (o.file->empty()) usage("--file needs a file name");
+    } else if (a == "-e" || a == "--estimate") {
+      once("--estimate");
+      const std::string v = value();
+      o.estimate = parse_duration(v);
+      if (!o.estimate || *o.estimate <= 0 || *o.estimate > (Time(1) << 40))
+        usage("--estimate '" + v + "' is not a positive duration (3600, 90m, 2h, 1:30:00)");
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage("unknown option '" + a + "'");
+    } else {
+      operands.push_back(a);
+    }
+  }
+  if (!operands.empty()) {
+    o.command = operands[0];
+    have_command = true;
+  }
+  static const std::set<std::string> commands = {"status", "jobs", "users", "state"};
+  if (!commands.count(o.command))
+    usage("unknown command '" + o.command + "' (status, jobs, users or state)");
+  const std::size_t max_operands = o.command == "users" ? 2 : 1;
+  if (operands.size() > max_operands)
+    usage("unexpected argument '" + operands[max_operands] + "' for " + o.command);
+  if (o.command == "users" && operands.size() == 2) o.user_arg = operands[1];
+  auto only = [&](bool given, const char* opt, const char* cmd) {
+    if (given && o.command != cmd)
+      usage(std::string(opt) + " applies to '" + cmd + "', not to '" + o.command + "'");
+  };
+  only(o.user.has_value(), "--user", "jobs");
+  only(o.partition.has_value(), "--partition", "jobs");
+  only(o.estimate.has_value(), "--estimate", "users");
+  only(o.file.has_value(), "--file", "state");
+  (void)have_command;
+  return o;
+}
+
+// --- reading the files ------------------------------------------------------------
+
+std::string join_path(const std::string& dir, const char* name) {
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+ps::Status read_status_or_die(const std::string& path) {
+  ps::Status s;
+  std::string err;
+  bool missing = false;
+  if (!ps::read_status(path, &s, &err, &missing)) {
+    if (missing)
+      die(1, err + "; is SchedulerType=sched/easypp running? (--dir sets StateSaveLocation)");
+    die(1, err);
+  }
+  return s;
+}
+
+struct JsonDeleter {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
+
+// The file again, as JSON (already validated by plugin_state).
+JsonPtr load_json(const std::string& path) {
+  json_error_t e;
+  JsonPtr j(json_load_file(path.c_str(), JSON_REJECT_DUPLICATES, &e));
+  if (!j) die(1, path + ": " + e.text);
+  return j;
+}
+
+void print_json(json_t* j) {
+  char* s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+  if (!s) die(1, "cannot format JSON");
+  std::printf("%s\n", s);
+  std::free(s);
+}
+
+// --- users ------------------------------------------------------------------------
+
+// The uid a USER argument names: numeric, a passwd name, or a name the status
+// file knows from a job.
+std::optional<UserId> resolve_user(const std::string& u, const ps::Status* st) {
+  if (!u.empty() && std::all_of(u.begin(), u.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+      u.size() <= 10) {
+    const long long v = std::stoll(u);
+    if (v <= 4294967295LL) return UserId(v);
+  }
+  struct passwd pw, *res = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(u.c_str(), &pw, buf.data(), buf.size(), &res) == 0 && res)
+    return UserId(res->pw_uid);
+  if (st)
+    for (const ps::JobStatus& j : st->jobs)
+      if (j.user_name == u) return j.user;
+  return std::nullopt;
+}
+
+// --- commands ---------------------------------------------------------------------
+
+int cmd_status(const Options& o, const std::string& dir) {
+  const std::string path = join_path(dir, ps::kStatusFileName);
+  const ps::Status s = read_status_or_die(path);
+  if (o.json) {
+    JsonPtr j = load_json(path);
+    json_object_del(j.get(), "history");
+    json_object_del(j.get(), "jobs");
+    print_json(j.get());
+    return 0;
+  }
+  const auto set = parse_settings(s.settings);
+  Time interval = 10;
+  if (auto it = set.find("interval"); it != set.end())
+    if (auto d = parse_duration(it->second); d && *d > 0) interval = *d;
+  const Time now = Time(std::time(nullptr));
+  const Time age = now - s.written;
+  const Time stale_after = std::max<Time>(3 * interval, 300);
+  const bool stale = age > stale_after;
+
+  std::size_t pending = 0, running = 0, users = 0, entries = 0;
+  for (const auto& j : s.jobs) (j.state == "RUNNING" ? running : pending) += 1;
+  for (const auto& r : s.history)
+    if (r.estimate_key < 0) ++users, entries += r.entries.size();
+
+  std::printf("sched/easypp status (%s)\n", path.c_str());
+  std::printf("  written        %s (%s)%s\n", date(s.written).c_str(),
+              age >= 0 ? (duration(age) + " ago").c_str() : "in the future",
+              stale ? "  STALE" : "");
+  std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : s.version.c_str(),
+              s.slurm_version.empty() ? "?" : s.slurm_version.c_str());
+  std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : s.settings.c_str());
+  std::printf("  state file     %s\n", s.state_file.empty() ? "-" : s.state_file.c_str());
+  std::printf("  history        %zu users, %zu runtimes\n", users, entries);
+  std::printf("  jobs           %zu pending, %zu running\n", pending, running);
+
+  const ps::CycleStats& c = s.last;
+  std::printf("\nLast cycle\n");
+  if (c.time == 0) {
+    std::printf("  (none yet)\n");
+  } else {
+    std::printf("  started        %s, took %s, trigger %s%s\n", date(c.time).c_str(),
+                seconds_text(c.seconds).c_str(), c.trigger.empty() ? "-" : c.trigger.c_str(),
+                c.interrupted ? ", interrupted" : "");
+    std::printf("  partitions     %u\n", c.partitions);
+    std::printf("  queue          %u pending, %u running\n", c.pending, c.running);
+    std::printf("  tested         %u backfill candidates\n", c.tested);
+    std::printf("  started        %u in order, %u by backfill\n", c.started_in_order,
+                c.started_backfill);
+    std::printf("  reservations   %u\n", c.reservations);
+    std::printf("  corrections    %u\n", c.corrections);
+    std::printf("  learned        %u finished jobs\n", c.learned);
+    std::printf("  lock yields    %u\n", c.yields);
+  }
+  const ps::Totals& t = s.totals;
+  std::printf("\nTotals\n");
+  std::printf("  cycles         %llu\n", (unsigned long long)t.cycles);
+  std::printf("  tested         %llu\n", (unsigned long long)t.tested);
+  std::printf("  started        %llu in order, %llu by backfill\n",
+              (unsigned long long)t.started_in_order, (unsigned long long)t.started_backfill);
+  std::printf("  corrections    %llu\n", (unsigned long long)t.corrections);
+  std::printf("  learned        %llu finished jobs\n", (unsigned long long)t.learned);
+  std::printf("  cycle time     %s total, %s mean, %s longest\n", seconds_text(t.seconds).c_str(),
+              seconds_text(t.cycles ? t.seconds / double(t.cycles) : 0).c_str(),
+              seconds_text(t.max_seconds).c_str());
+  std::fflush(stdout);
+  if (stale)
+    std::fprintf(stderr,
+                 "easypp-ctl: warning: the status is %s old (written every %s): the plugin may "
+                 "not be running\n",
+                 duration(age).c_str(), duration(interval).c_str());
+  return 0;
+}
+
+int cmd_jobs(const Options& o, const std::string& dir) {
+  const std::string path = join_path(dir, ps::kStatusFileName);
+  const ps::Status s = read_status_or_die(path);
+  std::optional<UserId> uid;
+  if (o.user) uid = resolve_user(*o.user, &s);
+  auto keep = [&](const ps::JobStatus& j) {
+    if (o.partition && j.partition != *o.partition) return false;
+    if (o.user && !(j.user_name == *o.user || (uid && j.user == *uid))) return false;
+    return true;
+  };
+  if (o.json) {
+    JsonPtr j = load_json(path);
+    json_t* jobs = json_object_get(j.get(), "jobs");
+    JsonPtr out(json_array());
+    for (std::size_t i = 0; i < s.jobs.size() && i < json_array_size(jobs); ++i)
+      if (keep(s.jobs[i])) json_array_append(out.get(), json_array_get(jobs, i));
+    print_json(out.get());
+    return 0;
+  }
+  Table t({"JOBID", "USER", "PARTITION", "STATE", "ESTIMATE", "PREDICTION", "SOURCE", "CORR",
+           "START", "END", "RESERVED"});
+  std::size_t n = 0;
+  for (const ps::JobStatus& j : s.jobs) {
+    if (!keep(j)) continue;
+    ++n;
+    const bool run = j.state == "RUNNING";
+    const std::string id = j.array.empty() ? std::to_string(j.job_id) : j.array;
+    // Running: the actual start and the predicted end. Pending: the planned
+    // start and end, if the plan has one.
+    const std::string start = j.start > 0 ? date(j.start) : (run ? "-" : "(none)");
+    const std::string end = j.start > 0 ? date(j.start + j.prediction) : "-";
+    t.add({id, user_name(j.user, j.user_name), j.partition.empty() ? "-" : j.partition,
+           j.state.empty() ? "-" : j.state, duration(j.estimate), duration(j.prediction),
+           j.from_history ? "history" : "fallback", std::to_string(j.corrections), start, end,
+           j.reserved ? "yes" : ""});
+  }
+  if (n == 0) {
+    std::printf("no %sjobs\n", o.user || o.partition ? "matching " : "pending or running ");
+    return 0;
+  }
+  t.print();
+  return 0;
+}
+
+std::string entries_text(const std::vector<Predictor::Entry>& es) {
+  std::string s;
+  for (const auto& e : es) {
+    if (!s.empty()) s += ' ';
+    s += duration(e.runtime) + "/" + duration(e.estimate);
+  }
+  return s.empty() ? "-" : s;
+}
+
+int cmd_users(const Options& o, const std::string& dir) {
+  const std::string status_path = join_path(dir, ps::kStatusFileName);
+  const std::string state_path = join_path(dir, ps::kStateFileName);
+  // The status file has the newest history; the state file will do if the
+  // plugin has not written a status yet.
+  ps::Status st;
+  ps::SavedState saved;
+  std::string err, err2;
+  bool missing = false;
+  std::vector<Predictor::Ring> rings;
+  const ps::Status* status = nullptr;
+  std::string source;
+  const bool have_state = ps::load_state(state_path, &saved, &err2);
+  if (ps::read_status(status_path, &st, &err, &missing)) {
+    rings = st.history;
+    status = &st;
+    source = status_path;
+  } else if (missing && have_state) {
+    rings = saved.rings;
+    source = state_path;
+  } else {
+    die(1, err);
+  }
+  std::vector<std::string> notes;
+  const auto set = status ? parse_settings(status->settings) : std::map<std::string, std::string>();
+  PredictorConfig cfg = predictor_config(set, have_state ? saved.window : 2, &notes);
+  Predictor pred(cfg);
+  pred.restore(rings);
+
+  std::optional<UserId> only;
+  if (o.user_arg) {
+    only = resolve_user(*o.user_arg, status);
+    if (!only) die(2, "unknown user '" + *o.user_arg + "' (not a uid, not in the passwd database, not in the status file)");
+  }
+  auto keep = [&](const Predictor::Ring& r) { return !only || r.user == *only; };
+
+  if (o.json) {
+    if (status) {
+      JsonPtr j = load_json(status_path);
+      json_t* h = json_object_get(j.get(), "history");
+      JsonPtr out(json_array());
+      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
+        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
+      print_json(out.get());
+    } else {
+      JsonPtr j = load_json(state_path);
+      json_t* h = json_object_get(j.get(), "users");
+      JsonPtr out(json_array());
+      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
+        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
+      print_json(out.get());
+    }
+    return 0;
+  }
+
+  for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
+  std::printf("History from %s\n", source.c_str());
+  std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
+              cfg.window, easypp::to_string(cfg.metric), easypp::to_string(cfg.type),
+              easypp::to_string(cfg.fullness), easypp::to_string(cfg.fallback));
+
+  // A prediction for a new job of `user`: "2h00m -> 1h00m (history)".
+  auto predict_text = [&](UserId user, Time estimate) {
+    return duration(estimate) + " -> " + duration(pred.predict(user, estimate)) + " (" +
+           (pred.has_history_for(user, estimate) ? "history" : "fallback") + ")";
+  };
+  // Names the status file knows (from jobs), else the passwd database.
+  std::map<UserId, std::string> names;
+  if (status)
+    for (const ps::JobStatus& j : status->jobs)
+      if (!j.user_name.empty()) names.emplace(j.user, j.user_name);
+  auto name_of = [&](UserId u) {
+    auto it = names.find(u);
+    return user_name(u, it == names.end() ? std::string() : it->second);
+  };
+  auto next_estimate = [&](const Predictor::Ring& r) -> std::optional<Time> {
+    if (o.estimate) return o.estimate;
+    if (!r.entries.empty() && r.entries.back().estimate > 0) return r.entries.back().estimate;
+    return std::nullopt;
+  };
+
+  if (!o.user_arg) {
+    Table t({"USER", "UID", "JOBS", "HISTORY (runtime/estimate, oldest first)",
+             "NEXT JOB (estimate -> prediction)"});
+    std::size_t n = 0;
+    for (const auto& r : rings) {
+      if (r.estimate_key >= 0) continue;  // extended rings: see `users USER`
+      ++n;
+      const auto est = next_estimate(r);
+      t.add({name_of(r.user), std::to_string(r.user), std::to_string(r.entries.size()),
+             entries_text(r.entries), est ? predict_text(r.user, *est) : "-"});
+    }
+    if (n == 0) {
+      std::printf("no history yet\n");
+      return 0;
+    }
+    t.print();
+    return 0;
+  }
+
+  const UserId uid = *only;
+  std::printf("User %s (uid %lld)\n", name_of(uid).c_str(), (long long)uid);
+  const Predictor::Ring* user_ring = nullptr;
+  std::vector<const Predictor::Ring*> extended;
+  for (const auto& r : rings) {
+    if (r.user != uid) continue;
+    if (r.estimate_key < 0) user_ring = &r;
+    else extended.push_back(&r);
+  }
+  if (!user_ring || user_ring->entries.empty()) {
+    std::printf("  no history: a new job gets the fallback (%s)\n", easypp::to_string(cfg.fallback));
+  } else {
+    std::printf("  history (oldest first):\n");
+    Table t({"    #", "RUNTIME", "ESTIMATE", "RUNTIME/ESTIMATE"});
+    for (std::size_t i = 0; i < user_ring->entries.size(); ++i) {
+      const auto& e = user_ring->entries[i];
+      char ratio[32] = "-";
+      if (e.estimate > 0)
+        std::snprintf(ratio, sizeof ratio, "%.0f%%", 100.0 * double(e.runtime) / double(e.estimate));
+      t.add({"    " + std::to_string(i + 1), duration(e.runtime), duration(e.estimate), ratio});
+    }
+    t.print();
+  }
+  for (const Predictor::Ring* r : extended)
+    std::printf("  for estimate %s: %s\n", duration(r->estimate_key).c_str(),
+                entries_text(r->entries).c_str());
+  // Predictions: the requested estimate, else every distinct estimate seen.
+  std::vector<Time> ests;
+  if (o.estimate) {
+    ests.push_back(*o.estimate);
+  } else if (user_ring) {
+    for (const auto& e : user_ring->entries)
+      if (e.estimate > 0 && std::find(ests.begin(), ests.end(), e.estimate) == ests.end())
+        ests.push_back(e.estimate);
+  }
+  if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
+  for (Time e : ests)
+    std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
+                duration(pred.predict(uid, e)).c_str(),
+                pred.has_history_for(uid, e) ? "history" : "fallback");
+  return 0;
+}
+
+int cmd_state(const Options& o, const std::string& dir) {
+  const std::string path = o.file ? *o.file : join_path(dir, ps::kStateFileName);
+  ps::SavedState s;
+  std::string err;
+  bool missing = false;
+  if (!ps::load_state(path, &s, &err, &missing)) die(1, err);
+  if (o.json) {
+    JsonPtr j = load_json(path);
+    print_json(j.get());
+    return 0;
+  }
+  Time written = 0;
+  {
+    JsonPtr j = load_json(path);
+    written = Time(json_integer_value(json_object_get(j.get(), "written")));
+  }
+  std::size_t users = 0, extended = 0, entries = 0;
+  for (const auto& r : s.rings) {
+    (r.estimate_key < 0 ? users : extended) += 1;
+    entries += r.entries.size();
+  }
+  std::printf("%s: valid (format_version %d)\n", path.c_str(), ps::SavedState::kFormatVersion);
+  std::printf("  written          %s\n", date(written).c_str());
+  std::printf("  users            %zu (%zu extended rings), %zu runtimes\n", users, extended,
+              entries);
+  std::printf("  window           %d\n", s.window);
+  std::printf("  learned jobs     %llu\n", (unsigned long long)s.learned_jobs);
+  std::printf("  last learned end %s\n", date(s.last_learned_end).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse_args(argc, argv);
+    // `state --file F` needs no directory (and no scontrol).
+    const bool need_dir = !(o.command == "state" && o.file);
+    const std::string dir = !o.dir.empty() ? o.dir : need_dir ? state_save_location() : "";
+    if (o.command == "status") return cmd_status(o, dir);
+    if (o.command == "jobs") return cmd_jobs(o, dir);
+    if (o.command == "users") return cmd_users(o, dir);
+    return cmd_state(o, dir);
+  } catch (const Exit& e) {
+    return e.status;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "easypp-ctl: %s\n", e.what());
+    return 1;
+  }
+}
