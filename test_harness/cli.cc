@@ -58,6 +58,8 @@ Schedulers:
       --queue-order fcfs|sjf                queue order (sjf: by estimate)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
+      --safe-after SECONDS|off              starvation guard: safe backfill around a
+                                            head that has waited this long (off)
       --window N                            predictor history, 1..30 (2)
       --metric avg|median|min|max           (avg)
       --history-type all|immediate|extended (all)
@@ -89,7 +91,7 @@ enum {
 };
 
 const char* kKnobs[] = {"plan", "estimate-factor", "correction", "backfill", "queue-order",
-                        "reservations", "safe", "window", "metric", "history-type",
+                        "reservations", "safe", "safe-after", "window", "metric", "history-type",
                         "fullness", "fallback", "propagation"};
 constexpr int kNumKnobs = sizeof(kKnobs) / sizeof(kKnobs[0]);
 

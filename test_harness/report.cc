@@ -40,8 +40,12 @@ double jobs_per_second(const RunResult& r) {
 void print_input(std::ostream& os, const Workload& w, double read_seconds) {
   const WorkloadReport& r = w.report;
   os << "workload: " << w.source << "\n";
-  os << "  " << r.jobs << " jobs simulated on " << w.procs << " processors (read "
-     << r.records << " records from " << r.lines << " lines in " << fmt(read_seconds, 2) << " s)\n";
+  os << "  " << r.jobs << " jobs simulated on " << w.procs << " processors (";
+  if (w.source.rfind("synthetic", 0) == 0)
+    os << "generated";
+  else
+    os << "read " << r.records << " records from " << r.lines << " lines";
+  os << " in " << fmt(read_seconds, 2) << " s)\n";
   const std::uint64_t dropped = r.dropped_submit + r.dropped_runtime + r.dropped_size + r.dropped_too_wide;
   if (r.malformed || dropped)
     os << "  skipped: " << r.malformed << " malformed lines; dropped: " << r.dropped_submit
@@ -68,7 +72,7 @@ void print_runs(std::ostream& os, const std::vector<Run>& runs, bool flurry_free
   for (const Run& r : runs) namew = std::max(namew, r.result->config.name.size());
   os << std::left << std::setw(int(namew)) << "scheduler" << std::right << std::setw(10)
      << "wait(min)" << std::setw(9) << "vs first" << std::setw(9) << "bsld" << std::setw(9)
-     << "vs first" << std::setw(8) << "acc(%)" << std::setw(10) << "corr/job" << std::setw(7)
+     << "vs first" << std::setw(9) << "maxw(h)" << std::setw(8) << "acc(%)" << std::setw(10) << "corr/job" << std::setw(7)
      << "util" << std::setw(7) << "bf(%)" << std::setw(9) << "run(s)" << std::setw(11)
      << "jobs/s" << "\n";
   for (const Run& r : runs) {
@@ -78,7 +82,8 @@ void print_runs(std::ostream& os, const std::vector<Run>& runs, bool flurry_free
        << signed_pct(pct_change(m.avg_wait_minutes, base.avg_wait_minutes)) << std::setw(9)
        << fmt(m.avg_bounded_slowdown, 2) << std::setw(9)
        << signed_pct(pct_change(m.avg_bounded_slowdown, base.avg_bounded_slowdown))
-       << std::setw(8) << fmt(m.avg_accuracy_percent, 1) << std::setw(10)
+       << std::setw(9) << fmt(m.max_wait_minutes / 60.0, 1) << std::setw(8)
+       << fmt(m.avg_accuracy_percent, 1) << std::setw(10)
        << fmt(m.corrections_per_job, 3) << std::setw(7) << fmt(m.utilization, 3) << std::setw(7)
        << fmt(m.backfilled_percent, 1) << std::setw(9) << fmt(r.result->stats.elapsed_seconds, 3)
        << std::setw(11) << std::llround(jobs_per_second(*r.result)) << "\n";
@@ -89,6 +94,8 @@ json_t* metrics_json(const Metrics& m) {
   json_t* o = json_object();
   json_object_set_new(o, "jobs_simulated", json_integer(json_int_t(m.jobs_simulated)));
   json_object_set_new(o, "jobs_measured", json_integer(json_int_t(m.jobs_measured)));
+  json_object_set_new(o, "jobs_after_last_arrival", json_integer(json_int_t(m.jobs_after_last_arrival)));
+  json_object_set_new(o, "max_wait_minutes", json_real(m.max_wait_minutes));
   json_object_set_new(o, "avg_wait_minutes", json_real(m.avg_wait_minutes));
   json_object_set_new(o, "avg_response_minutes", json_real(m.avg_response_minutes));
   json_object_set_new(o, "avg_bounded_slowdown", json_real(m.avg_bounded_slowdown));

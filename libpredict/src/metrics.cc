@@ -66,6 +66,10 @@ Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOpti
   for (std::size_t i = 0; i < n; ++i) {
     const Job& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
+    if (!(opt.exclude_flurries && j.flurry)) {
+      m.max_wait_minutes = std::max(m.max_wait_minutes, double(o.start - j.submit) / 60.0);
+      if (o.end > last_arrival) ++m.jobs_after_last_arrival;
+    }
     if (o.termination_rank < warm || o.end > last_arrival) continue;
     if (opt.exclude_flurries && j.flurry) continue;
     const Time wait = o.start - j.submit;

@@ -7,7 +7,7 @@ namespace easypp {
 WaitQueue::WaitQueue(BackfillOrder order) : order_(order) {}
 
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
-                                std::int64_t width) {
+                                std::int64_t width, Time since) {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -16,7 +16,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     s = Slot(pool_.size());
     pool_.emplace_back();
   }
-  pool_[s] = Entry{h, key, prediction, estimate, width, true};
+  pool_[s] = Entry{h, key, prediction, estimate, width, since, true};
   // Arrivals usually come in queue order: hint at the end.
   by_queue_.insert(by_queue_.end(), item(s));
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));

@@ -94,7 +94,7 @@ std::optional<SchedulerConfig> preset(std::string_view name) {
 
 std::vector<std::string> knob_names() {
   return {"plan",   "estimate-factor", "correction", "backfill", "queue-order",
-          "reservations", "safe", "window", "metric", "history-type",
+          "reservations", "safe", "safe-after", "window", "metric", "history-type",
           "fullness", "fallback", "propagation"};
 }
 
@@ -137,6 +137,10 @@ std::string apply_knob(SchedulerConfig& c, std::string_view key, std::string_vie
   } else if (key == "safe") {
     if (!parse_bool(v, &b)) return bad("yes or no");
     c.policy.safe = b;
+  } else if (key == "safe-after") {
+    if (v == "off" || v == "never") c.policy.safe_after = -1;
+    else if (parse_int(v, 0, 10LL * 365 * 86400, &n)) c.policy.safe_after = n;
+    else return bad("seconds >= 0 or 'off'");
   } else if (key == "window") {
     if (!parse_int(v, 1, PredictorConfig::kMaxWindow, &n)) return bad("1..30");
     c.predictor.window = int(n);
@@ -229,6 +233,7 @@ std::string SchedulerConfig::describe() const {
   if (policy.reservations == 0) o << "all";
   else o << policy.reservations;
   o << " safe=" << (policy.safe ? "yes" : "no");
+  if (policy.safe_after >= 0) o << " safe-after=" << policy.safe_after;
   if (plan == PlanWith::Prediction)
     o << " window=" << predictor.window << " metric=" << to_string(predictor.metric)
       << " history-type=" << to_string(predictor.type)

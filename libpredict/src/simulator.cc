@@ -95,7 +95,7 @@ struct Simulator::Impl {
     const QueueKey key = cfg.queue_order == QueueOrder::Arrival
                              ? QueueKey{j.submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
-    s.slot = queue.push(h, key, s.prediction, j.estimate, j.size);
+    s.slot = queue.push(h, key, s.prediction, j.estimate, j.size, j.submit);
     if (cfg.predictor.propagation && cfg.plan == PlanWith::Prediction)
       waiting_by_user[j.user].push_back(h);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());

@@ -34,7 +34,7 @@ expect_status "help exits 0" 0 "$SIM" --help
 for opt in --workload --procs --load --scheduler --json --output-swf --size-from --default-estimate \
            --clip-runtime --unsorted --max-jobs --max-malformed --flurries --warmup --short-threshold \
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
-           --reservations --safe --window --metric --history-type --fullness --fallback --propagation; do
+           --reservations --safe --safe-after --window --metric --history-type --fullness --fallback --propagation; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
 pass "help documents every option"

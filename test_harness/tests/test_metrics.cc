@@ -55,6 +55,8 @@ class MetricsTest : public CppUnit::TestFixture {
     const Metrics m = compute_metrics(w, r);
     CPPUNIT_ASSERT_EQUAL(std::uint64_t(5), m.jobs_simulated);
     CPPUNIT_ASSERT_EQUAL(std::uint64_t(3), m.jobs_measured);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), m.jobs_after_last_arrival);  // j4
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1.5, m.max_wait_minutes, 1e-9);         // j1, 90 s
     CPPUNIT_ASSERT_DOUBLES_EQUAL(170.0 / 3.0 / 60.0, m.avg_wait_minutes, 1e-9);  // (90+80+0)/3 s
     CPPUNIT_ASSERT_DOUBLES_EQUAL((140.0 / 50.0 + 110.0 / 30.0 + 1.0) / 3.0, m.avg_bounded_slowdown, 1e-9);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(200.0 / 3.0, m.avg_accuracy_percent, 1e-9);

@@ -58,6 +58,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSjbfOrderKeepsReservationOnHead);
   CPPUNIT_TEST(testFcfsNoBackfill);
   CPPUNIT_TEST(testSafeBackfill);
+  CPPUNIT_TEST(testStarvationGuard);
   CPPUNIT_TEST(testConservativeReservesEveryone);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
@@ -230,6 +231,29 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(12), plain.jobs[4].start);
     CPPUNIT_ASSERT(safe.jobs[4].start >= 110);
   }
+  void testStarvationGuard() {
+    // User 1's history predicts 5 s for jobs with a 1000 s limit. The head H
+    // (whole machine) waits for R until 1000. C1 (t=20) and C2 (t=200) are
+    // such jobs: plain EASY++ backfills both by prediction. With
+    // safe-after=100, H has waited 190 s when C2 arrives, so C2 is judged by
+    // its limit (it could run past H's reservation) and must wait.
+    const Workload w = workload(10, {
+        {0, 5, 1000, 1, 1},
+        {0, 5, 1000, 1, 1},
+        {0, 1000, 1000, 8, 9},   // R
+        {10, 10, 10, 10, 2},     // H
+        {20, 5, 1000, 1, 1},     // C1
+        {200, 5, 1000, 1, 1},    // C2
+    });
+    const RunResult plain = Simulator(w, sched("easy++")).run();
+    const RunResult guard = Simulator(w, sched("easy++:safe-after=100")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(20), plain.jobs[4].start);
+    CPPUNIT_ASSERT_EQUAL(Time(20), guard.jobs[4].start);  // head not starving yet
+    CPPUNIT_ASSERT_EQUAL(Time(200), plain.jobs[5].start);
+    CPPUNIT_ASSERT(guard.jobs[5].start >= 1000);           // protected head
+    CPPUNIT_ASSERT_EQUAL(Time(1000), guard.jobs[3].start);
+    CPPUNIT_ASSERT_EQUAL(Time(1000), plain.jobs[3].start);
+  }
   void testConservativeReservesEveryone() {
     // 10 procs; 0 (6 procs) runs [0,100). Head 1 (8 procs) is reserved at
     // 100 with 2 extra. 2 needs the whole machine; 3 (2 procs, 500 s).
@@ -301,6 +325,7 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(same("sjf", "easy:queue-order=sjf"));
     CPPUNIT_ASSERT(same("fcfs", "easy:backfill=none"));
     CPPUNIT_ASSERT(same("x2", "easy:estimate-factor=2"));
+    CPPUNIT_ASSERT(!same("easy++", "easy++:safe-after=3600"));
     CPPUNIT_ASSERT(!same("easy", "easy++"));
     CPPUNIT_ASSERT_EQUAL(std::size_t(12), preset_names().size());
     for (const auto& n : preset_names()) CPPUNIT_ASSERT(preset(n).has_value());

@@ -41,6 +41,10 @@ struct Predictability {
 struct Metrics {
   std::uint64_t jobs_simulated = 0;
   std::uint64_t jobs_measured = 0;
+  /// Jobs that terminated after the last arrival (cool-down, not measured):
+  /// many of them, or a long max wait, point at starvation the averages hide.
+  std::uint64_t jobs_after_last_arrival = 0;
+  double max_wait_minutes = 0;         ///< over all simulated jobs
   double avg_wait_minutes = 0;
   double avg_response_minutes = 0;
   double avg_bounded_slowdown = 0;

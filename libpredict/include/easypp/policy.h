@@ -58,6 +58,11 @@ struct PolicyConfig {
   /// "Safe" backfill: a candidate may use case (a) only if it would end
   /// before the shadow time even when running to its estimate.
   bool safe = false;
+  /// Starvation guard (not in the paper; off by default): once the head has
+  /// waited this many seconds, backfilling around it is safe (as above), so
+  /// under-predicted backfilled jobs can no longer push its reservation back
+  /// again and again. Negative: off.
+  Time safe_after = -1;
 };
 
 struct PassResult {
@@ -69,6 +74,7 @@ struct PassResult {
   JobHandle head = 0;                  ///< the head (valid if head_reserved)
   Time shadow = kNever;                ///< the head's shadow time
   bool interrupted = false;            ///< the adapter ended the pass early
+  bool starving_head = false;          ///< the starvation guard made this pass safe
 };
 
 template <class Adapter>
@@ -92,8 +98,9 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
     return false;
   };
 
+  bool safe = cfg.safe;
   auto bound_of = [&](const WaitQueue::Entry& e) {
-    return now + (cfg.safe ? e.estimate : e.prediction);
+    return now + (safe ? e.estimate : e.prediction);
   };
 
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
@@ -113,6 +120,10 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
       }
       if (cfg.backfill == BackfillOrder::None) return r;
       r.shadow = a.reserve(e.handle, e.prediction, /*is_head=*/true);
+      if (cfg.safe_after >= 0 && e.since < kNever && now - e.since >= cfg.safe_after) {
+        safe = true;
+        r.starving_head = true;
+      }
       r.head_reserved = true;
       r.head = e.handle;
       ++r.reservations;
@@ -162,7 +173,7 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
       if (is_reserved(item.slot)) continue;
       // Ascending predictions: once a candidate cannot end before the shadow
       // time, none of the rest can either; only "extra" room remains.
-      if (depth == 1 && !cfg.safe && now + item.prediction > r.shadow && !a.room_beyond_shadow())
+      if (depth == 1 && !safe && now + item.prediction > r.shadow && !a.room_beyond_shadow())
         break;
       if (!try_one(item)) break;
     }
@@ -219,8 +230,8 @@ std::vector<std::string> preset_names();
 
 /// Apply one knob ("window", "3"). Returns an error message, empty on success.
 /// Knobs: plan, estimate-factor, correction, backfill, queue-order,
-/// reservations, safe, window, metric, history-type, fullness, fallback,
-/// propagation.
+/// reservations, safe, safe-after, window, metric, history-type, fullness,
+/// fallback, propagation.
 std::string apply_knob(SchedulerConfig& cfg, std::string_view key, std::string_view value);
 std::vector<std::string> knob_names();
 

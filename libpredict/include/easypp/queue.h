@@ -43,6 +43,7 @@ class WaitQueue {
     Time prediction = 0;  ///< planning value
     Time estimate = 0;    ///< the user's time limit (kill time)
     std::int64_t width = 0;  ///< resource demand hint (see push)
+    Time since = kNever;     ///< waiting since (submit time); kNever: unknown
     bool live = false;
   };
 
@@ -64,8 +65,10 @@ class WaitQueue {
   /// Add a waiting job. `width` is a lower bound of what it needs, in the
   /// unit of the adapter's free_width() (processors in the simulator, CPUs in
   /// Slurm); a candidate wider than free_width() is skipped without asking
-  /// the adapter.
-  Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0);
+  /// the adapter. `since` is when the job started waiting (its submit time),
+  /// used by the starvation guard (PolicyConfig::safe_after).
+  Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0,
+            Time since = kNever);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
   void set_key(Slot s, QueueKey k);
