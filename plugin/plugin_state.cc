@@ -6,10 +6,10 @@
 // keys in a fixed order. Values the reader would refuse are refused before
 // anything touches the disk, so a file written here always reads back.
 //
-// Reading: the whole file is read into memory, its nesting depth checked
-// before jansson sees it (jansson recurses), parsed with json_loadb (so NUL
-// bytes are data, not the end of the text), then every field is checked for
-// presence, type and range. Nothing is stored in *out until all of it is
+// Reading: the whole file is read into memory, checked for raw NUL bytes
+// (which jansson's json_loadb silently skips) and for its nesting depth
+// before jansson (which recurses) sees it, parsed with json_loadb, then every
+// field is checked for presence, type and range. Nothing is stored in *out until all of it is
 // valid. No function here throws: allocation failures are caught and
 // reported like any other error.
 #include "plugin_state.h"
@@ -508,13 +508,18 @@ bool read_file(const std::string& path, std::string* data, bool* missing, std::s
   return true;
 }
 
-// Rejects nesting deeper than kMaxDepth before jansson (which recurses) sees
-// the text. Brackets inside strings do not count.
-bool check_depth(const std::string& text, std::string* why) {
+// Checks what jansson does not, before it sees the text: nesting deeper than
+// kMaxDepth (jansson recurses; brackets inside strings do not count) and raw
+// NUL bytes (never valid JSON, but jansson 2.14's json_loadb skips them).
+bool precheck(const std::string& text, std::string* why) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '\0') {
+      *why = "not valid JSON: NUL byte at byte " + std::to_string(i + 1);
+      return false;
+    }
     if (in_string) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
@@ -686,7 +691,7 @@ JsonPtr load_root(const std::string& path, int version, bool* missing, std::stri
     *error = path + ": empty file";
     return nullptr;
   }
-  if (!check_depth(text, &why)) {
+  if (!precheck(text, &why)) {
     *error = path + ": " + why;
     return nullptr;
   }
