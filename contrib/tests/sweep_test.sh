@@ -1,0 +1,133 @@
+#!/bin/sh
+# easypp-sweep: a 4-configuration x 2-load sweep gives the expected table rows,
+# each equal to a direct easypp-sim run of the same spec; several schedulers
+# share one easypp-sim call; a failing configuration is reported with
+# easypp-sim's message while the others complete (exit 1); usage errors exit 2.
+. "$(dirname "$0")/lib.sh"
+need_sim
+W='synthetic:seed=7,jobs=1500,procs=64,users=12'
+
+expect_status "--help exits 0" 0 "$SWEEP" --help
+for opt in --workload --grid --base --load --baseline --also --jobs --batch --sort --top \
+           --csv --json --procs --max-jobs --flurries --sim --timeout --quiet "EXIT STATUS"; do
+  has "$T/out" "$opt" || fail "--help documents $opt"
+done
+pass "--help documents every option"
+
+# --- a small sweep -----------------------------------------------------------------
+"$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 2 --batch 5 \
+  --csv "$T/s.csv" --json "$T/s.json" >"$T/table" 2>"$T/err"; st=$?
+check "sweep exits 0" [ $st = 0 ]
+check "4 configurations x 2 loads, baseline included, one call per load" \
+  has "$T/table" "4 configurations x 2 loads = 10 runs (with easy) in 2 easypp-sim calls"
+for load in 0.7 0.9; do
+  n=$(awk -v l="$load" '/^load /{cur=$2} cur==l && $1 ~ /^[0-9]+$/ {n++} END {print n+0}' "$T/table")
+  check "load $load: 5 ranked rows" [ "$n" = 5 ]
+  for s in easy easy++:window=1:backfill=fcfs easy++:window=1:backfill=sjbf \
+           easy++:window=3:backfill=fcfs easy++:window=3:backfill=sjbf; do
+    awk -v l="$load" -v s="$s" '/^load /{cur=$2} cur==l && $NF==s {f=1} END {exit !f}' "$T/table" \
+      || fail "load $load: row $s"
+  done
+done
+pass "every configuration has its row at every load"
+# The rows hold what easypp-sim itself reports for that spec and load.
+for load in 0.7 0.9; do
+  "$EASYPP_SIM" -w "$W" --load $load -s easy,easy++:window=3:backfill=sjbf --json >"$T/direct.json" 2>/dev/null
+  python3 - "$T/direct.json" "$T/table" "$load" <<'EOF' && pass "load $load: rows equal direct easypp-sim runs" || fail "load $load: rows equal direct easypp-sim runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows, cur = {}, None
+for line in open(sys.argv[2]):
+    f = line.split()
+    if line.startswith("load "):
+        cur = f[1]
+    elif cur == sys.argv[3] and f and f[0].isdigit():
+        rows[f[-1]] = f
+base = d["runs"][0]
+ok = True
+for r in d["runs"]:
+    f = rows[r["scheduler"]]
+    want = ["%.1f" % r["avg_wait_minutes"], "%.2f" % r["avg_bounded_slowdown"],
+            "%.1f" % r["avg_accuracy_percent"], "%.3f" % r["corrections_per_job"],
+            "%.3f" % r["utilization"]]
+    got = [f[1], f[3], f[5], f[6], f[7]]
+    pw = "%+.1f%%" % ((r["avg_wait_minutes"] - base["avg_wait_minutes"]) / base["avg_wait_minutes"] * 100)
+    if got != want or f[2] != pw:
+        print(r["scheduler"], "table", got, f[2], "easypp-sim", want, pw)
+        ok = False
+sys.exit(0 if ok else 1)
+EOF
+done
+check "rows are ranked by bsld" python3 - "$T/table" <<'EOF'
+import sys
+cur, prev = None, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("load "):
+        cur, last = f[1], -1
+    elif cur and f and f[0].isdigit() and len(f) == 9:
+        if float(f[3]) < last:
+            sys.exit(1)
+        last = float(f[3])
+    elif line.startswith("best per load"):
+        cur = None
+EOF
+for load in 0.7 0.9; do
+  best=$(awk -v l="$load" '/^load /{cur=$2} cur==l && $1=="1" {print $NF}' "$T/table")
+  awk -v l="$load" -v b="$best" '/^best per load/{on=1} on && $1==l && $NF==b {f=1} END {exit !f}' "$T/table" \
+    || fail "best per load $load is the rank-1 configuration ($best)"
+done
+pass "best per load lists each load's rank-1 configuration"
+check "CSV: header and 10 rows with the knobs in columns" python3 - "$T/s.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 10, len(rows)
+assert {r["load"] for r in rows} == {"0.7", "0.9"}
+r = [r for r in rows if r["scheduler"] == "easy++:window=3:backfill=sjbf"][0]
+assert (r["window"], r["backfill"], r["preset"], r["status"]) == ("3", "sjbf", "easy++", "ok"), r
+assert float(r["avg_wait_minutes"]) >= 0 and r["wait_vs_baseline_percent"] != ""
+e = [r for r in rows if r["scheduler"] == "easy"][0]
+assert float(e["wait_vs_baseline_percent"]) == 0.0
+EOF
+json_check "JSON: 10 results, no error" "$T/s.json" "len(d['results']) == 10 and all(r['error'] is None for r in d['results'])"
+
+# --- a failing configuration -----------------------------------------------------------
+"$SWEEP" -w "$W" --grid window=2,0,4 -j 2 >"$T/table" 2>"$T/err"; st=$?
+check "a failing configuration: exit 1" [ $st = 1 ]
+check "the failure is reported with easypp-sim's message" \
+  has "$T/table" "easy++:window=0: easypp-sim exit 2: easypp-sim: scheduler 'easy++:window=0': bad value '0' for window"
+check "the other configurations still have their rows" \
+  sh -c "grep -q ' easy++:window=2\$' '$T/table' && grep -q ' easy++:window=4\$' '$T/table' && grep -q ' easy\$' '$T/table'"
+check "1 run FAILED" has "$T/table" "1 run FAILED"
+
+# --- presets, --also, no baseline --------------------------------------------------------
+"$SWEEP" -w "$W" --grid preset=easy+,easy++ --grid window=2 --also perfect++ --baseline none \
+  --sort wait >"$T/table" 2>"$T/err"; st=$?
+check "--grid preset, --also, --baseline none: exit 0" [ $st = 0 ]
+check "preset grid and --also rows" sh -c "grep -q ' easy+:window=2\$' '$T/table' && grep -q ' easy++:window=2\$' '$T/table' && grep -q ' perfect++\$' '$T/table' && ! grep -q ' easy\$' '$T/table'"
+
+# --- usage errors ---------------------------------------------------------------------
+expect_status "no workload: exit 2" 2 "$SWEEP" --grid window=1
+expect_status "standard input refused: exit 2" 2 "$SWEEP" -w - --grid window=1
+expect_status "missing workload file: exit 2" 2 "$SWEEP" -w "$T/nope.swf"
+expect_status "grid without '=': exit 2" 2 "$SWEEP" -w "$W" --grid window
+expect_status "bad range 5..1: exit 2" 2 "$SWEEP" -w "$W" --grid window=5..1
+expect_status "value with ':': exit 2" 2 "$SWEEP" -w "$W" --grid window=1:2
+expect_status "bad load: exit 2" 2 "$SWEEP" -w "$W" --load high
+expect_status "easypp-sim not found: exit 2" 2 "$SWEEP" -w "$W" --sim "$T/nope"
+check "easypp-sim not found: says how to fix" has "$T/err" "pass --sim PATH or set EASYPP_SIM"
+
+# --- a truncated real log (skipped without the archive) ------------------------------------
+KTH="$WORKLOADS/KTH-SP2-1996-2.1-cln.swf"
+if [ -r "$KTH" ]; then
+  "$SWEEP" -w "$KTH" --max-jobs 3000 --grid window=2,4 --grid correction=estimate,gradual \
+    --load log,0.85 >"$T/table" 2>"$T/err"; st=$?
+  check "KTH (3000 jobs): exit 0, 3000 jobs on 100 processors" \
+    sh -c "[ $st = 0 ] && grep -q 'KTH-SP2-1996-2.1-cln.swf: 3000 jobs on 100 processors' '$T/table'"
+  n=$(awk '$1 ~ /^[0-9]+$/ && NF == 9' "$T/table" | wc -l)
+  check "KTH: 2 loads x 5 rows" [ "$n" = 10 ]
+else
+  echo "skip KTH sweep: $KTH not readable"
+fi
+
+finish
