@@ -49,8 +49,8 @@ for r in d["runs"]:
     f = rows[r["scheduler"]]
     want = ["%.1f" % r["avg_wait_minutes"], "%.2f" % r["avg_bounded_slowdown"],
             "%.1f" % r["avg_accuracy_percent"], "%.3f" % r["corrections_per_job"],
-            "%.3f" % r["utilization"]]
-    got = [f[1], f[3], f[5], f[6], f[7]]
+            "%.3f" % r["utilization"], "%.1f" % (r["max_wait_minutes"] / 60)]
+    got = [f[1], f[3], f[5], f[6], f[7], f[8]]
     pw = "%+.1f%%" % ((r["avg_wait_minutes"] - base["avg_wait_minutes"]) / base["avg_wait_minutes"] * 100)
     if got != want or f[2] != pw:
         print(r["scheduler"], "table", got, f[2], "easypp-sim", want, pw)
@@ -65,7 +65,7 @@ for line in open(sys.argv[1]):
     f = line.split()
     if line.startswith("load "):
         cur, last = f[1], -1
-    elif cur and f and f[0].isdigit() and len(f) == 9:
+    elif cur and f and f[0].isdigit() and len(f) == 10:
         if float(f[3]) < last:
             sys.exit(1)
         last = float(f[3])
@@ -124,7 +124,7 @@ if [ -r "$KTH" ]; then
     --load log,0.85 >"$T/table" 2>"$T/err"; st=$?
   check "KTH (3000 jobs): exit 0, 3000 jobs on 100 processors" \
     sh -c "[ $st = 0 ] && grep -q 'KTH-SP2-1996-2.1-cln.swf: 3000 jobs on 100 processors' '$T/table'"
-  n=$(awk '$1 ~ /^[0-9]+$/ && NF == 9' "$T/table" | wc -l)
+  n=$(awk '$1 ~ /^[0-9]+$/ && NF == 10' "$T/table" | wc -l)
   check "KTH: 2 loads x 5 rows" [ "$n" = 10 ]
 else
   echo "skip KTH sweep: $KTH not readable"
