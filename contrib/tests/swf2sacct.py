@@ -3,7 +3,7 @@
 
 The inverse of easypp-sacct2swf's mapping, for round-trip tests: a real
 archive log turned into "accounting" and back must replay identically.
-Usage: swf2sacct.py [--iso] [--max-jobs N] FILE.swf[.gz] > out.sacct
+Usage: swf2sacct.py [--iso] [--max-jobs N] [--cluster NAME] FILE.swf[.gz] > out.sacct
 Times are Unix seconds (as sacct prints them with SLURM_TIME_FORMAT=%s), or
 ISO 8601 in UTC with --iso (run the converter with TZ=UTC then).
 """
@@ -22,6 +22,7 @@ def main():
     ap.add_argument("swf")
     ap.add_argument("--iso", action="store_true")
     ap.add_argument("--max-jobs", type=int, default=0)
+    ap.add_argument("--cluster", default="archive")
     a = ap.parse_args()
     opener = gzip.open if a.swf.endswith(".gz") else open
     t0 = 0
@@ -55,7 +56,7 @@ def main():
             end = start + run if started else sub
             limit = "UNLIMITED" if reqtime <= 0 else str((reqtime + 59) // 60)
             out.write("|".join([
-                str(job), str(job), "kth", "p%d" % part if part >= 0 else "batch",
+                str(job), str(job), a.cluster, "p%d" % part if part >= 0 else "batch",
                 "u%d" % user, str(10000 + user), "g%d" % group, str(20000 + group),
                 "job%d" % job, ts(sub), ts(sub), ts(start), ts(end),
                 str(run if started else 0), limit, str(alloc if started else 0),
