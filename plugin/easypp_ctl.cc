@@ -594,8 +594,9 @@ int cmd_status(const Options& o, const std::string& dir) {
   const Time stale_after = std::max<Time>(3 * interval, 300);
   const bool stale = age > stale_after;
 
-  std::size_t pending = 0, running = 0, users = 0, entries = 0;
-  for (const auto& j : s.jobs) (j.state == "RUNNING" ? running : pending) += 1;
+  std::size_t pending = 0, running = 0, suspended = 0, users = 0, entries = 0;
+  for (const auto& j : s.jobs)
+    (j.state == "PENDING" ? pending : j.state == "SUSPENDED" ? suspended : running) += 1;
   for (const auto& r : s.history)
     if (r.estimate_key < 0) ++users, entries += r.entries.size();
 
@@ -608,7 +609,9 @@ int cmd_status(const Options& o, const std::string& dir) {
   std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : s.settings.c_str());
   std::printf("  state file     %s\n", s.state_file.empty() ? "-" : s.state_file.c_str());
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
-  std::printf("  jobs           %zu pending, %zu running\n", pending, running);
+  std::printf("  jobs           %zu pending, %zu running", pending, running);
+  if (suspended) std::printf(", %zu suspended", suspended);
+  std::printf("\n");
 
   const ps::CycleStats& c = s.last;
   std::printf("\nLast cycle\n");
@@ -673,7 +676,7 @@ int cmd_jobs(const Options& o, const std::string& dir) {
   for (const ps::JobStatus& j : s.jobs) {
     if (!keep(j)) continue;
     ++n;
-    const bool run = j.state == "RUNNING";
+    const bool run = j.state != "PENDING";  // RUNNING or SUSPENDED
     const std::string id = j.array.empty() ? std::to_string(j.job_id) : j.array;
     // Running: the actual start and the predicted end. Pending: the planned
     // start and end, if the plan has one.

@@ -59,7 +59,7 @@ struct JobStatus {
   UserId user = kNoUser;
   std::string user_name;
   std::string partition;
-  std::string state;  ///< "PENDING" or "RUNNING"
+  std::string state;  ///< "PENDING", "RUNNING" or "SUSPENDED"
   Time submit = 0;
   Time start = 0;           ///< RUNNING: actual start; PENDING: planned start (0: none)
   Time estimate = 0;        ///< seconds: the time limit, the kill time

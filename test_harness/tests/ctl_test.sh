@@ -108,6 +108,13 @@ expect "jobs --partition debug" 0 "$CTL" jobs --partition debug --dir "$OK"
 expect "jobs without a match" 0 "$CTL" --dir "$OK" jobs --partition nowhere
 has "jobs without a match says so" "$T/out" '^no matching jobs$'
 
+mkdir "$T/susp"
+sed 's/"job_id": 102, \(.*\)"state": "RUNNING"/"job_id": 102, \1"state": "SUSPENDED"/' "$OK/easypp_status.json" >"$T/susp/easypp_status.json"
+expect "suspended job: status" 0 "$CTL" --dir "$T/susp" status
+has "suspended job: counted apart" "$T/out" 'jobs +2 pending, 1 running, 1 suspended'
+expect "suspended job: jobs" 0 "$CTL" --dir "$T/susp" jobs
+has "suspended job: start and predicted end" "$T/out" '^102 +[^ ]+ +batch +SUSPENDED +4h00m +2h00m +history +1 +2024-05-01T11:30:00 +2024-05-01T13:30:00$'
+
 # --- users ------------------------------------------------------------------------
 expect "users exits 0" 0 "$CTL" --dir "$OK" users
 has "users: source" "$T/out" "^History from $OK/easypp_status.json$"
