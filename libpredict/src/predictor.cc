@@ -128,7 +128,9 @@ Time Predictor::fallback(const RingBuf* user_ring, Time estimate) const {
       ratio += double(h.runtime) / double(h.estimate);
       ++n;
     }
-    if (n > 0) return Time(std::ceil(double(estimate) * ratio / double(n)));
+    // Clamp before converting: a runtime far beyond its estimate must not
+    // overflow the conversion (the result is capped at the estimate anyway).
+    if (n > 0) return Time(std::ceil(std::min(double(estimate) * ratio / double(n), double(estimate))));
   }
   return estimate;
 }

@@ -145,6 +145,9 @@ class PredictorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(400), p.predict(1, 2000));
     // No history for the user: plain estimate.
     CPPUNIT_ASSERT_EQUAL(Time(2000), p.predict(2, 2000));
+    // A runtime absurdly beyond its estimate: capped, no overflow.
+    p.record(3, Time(1) << 40, 1);
+    CPPUNIT_ASSERT_EQUAL(Time(1) << 40, p.predict(3, Time(1) << 40));
   }
   void testUsersAreSeparate() {
     Predictor p;
