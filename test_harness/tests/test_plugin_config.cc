@@ -1,0 +1,146 @@
+// sched/easypp's SchedulerParameters parsing (plugin/plugin_config.cc):
+// defaults, every key, bad values replaced by their default with a warning,
+// the scheduling knobs going through the core's apply_knob(), and no easypp
+// key containing a key Slurm itself searches for.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cctype>
+#include <string>
+
+#include "plugin_config.h"
+
+using namespace easypp;
+using namespace easypp::plugin;
+
+class PluginConfigTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(PluginConfigTest);
+  CPPUNIT_TEST(testDefaults);
+  CPPUNIT_TEST(testEveryKey);
+  CPPUNIT_TEST(testBadValuesFallBackToDefaults);
+  CPPUNIT_TEST(testLaterKeyWinsAndSlurmKeysIgnored);
+  CPPUNIT_TEST(testUnknownKeyWarns);
+  CPPUNIT_TEST(testNoKeyContainsASlurmKey);
+  CPPUNIT_TEST(testDescribeStartsWithInterval);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testDefaults() {
+    ParsedConfig p = parse_scheduler_parameters(nullptr);
+    CPPUNIT_ASSERT(p.warnings.empty());
+    const PluginConfig& c = p.config;
+    CPPUNIT_ASSERT_EQUAL(30, c.interval);
+    CPPUNIT_ASSERT_EQUAL(500, c.max_job_test);
+    CPPUNIT_ASSERT_EQUAL(30, c.max_time);
+    CPPUNIT_ASSERT_EQUAL(2000000, c.yield_interval_usec);
+    CPPUNIT_ASSERT_EQUAL(500000, c.yield_sleep_usec);
+    CPPUNIT_ASSERT(c.state);
+    // the easy++ preset: predictions, correction to the estimate, SJBF, EASY
+    CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
+    CPPUNIT_ASSERT(c.sched.correction == CorrectionPolicy::Estimate);
+    CPPUNIT_ASSERT(c.sched.policy.backfill == BackfillOrder::ShortestPrediction);
+    CPPUNIT_ASSERT_EQUAL(1, c.sched.policy.reservations);
+    CPPUNIT_ASSERT(!c.sched.policy.safe);
+    CPPUNIT_ASSERT_EQUAL(2, c.sched.predictor.window);
+    CPPUNIT_ASSERT(c.sched.predictor.metric == Metric::Avg);
+    CPPUNIT_ASSERT(parse_scheduler_parameters("").warnings.empty());
+  }
+
+  void testEveryKey() {
+    ParsedConfig p = parse_scheduler_parameters(
+        "bf_interval=5,easypp_interval=7,easypp_window=5,easypp_metric=median,"
+        "easypp_history=extended,easypp_fullness=partial,easypp_fallback=relative,"
+        "easypp_propagation=yes,easypp_correction=gradual,easypp_sjbf=no,easypp_safe=yes,"
+        "easypp_plan=estimate,easypp_max_job_test=42,easypp_max_time=9,"
+        "easypp_yield_interval=150000,easypp_yield_sleep=20000,easypp_state=off");
+    CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
+    const PluginConfig& c = p.config;
+    CPPUNIT_ASSERT_EQUAL(7, c.interval);
+    CPPUNIT_ASSERT_EQUAL(5, c.sched.predictor.window);
+    CPPUNIT_ASSERT(c.sched.predictor.metric == Metric::Median);
+    CPPUNIT_ASSERT(c.sched.predictor.type == HistoryType::Extended);
+    CPPUNIT_ASSERT(c.sched.predictor.fullness == Fullness::Partial);
+    CPPUNIT_ASSERT(c.sched.predictor.fallback == Fallback::Relative);
+    CPPUNIT_ASSERT(c.sched.predictor.propagation);
+    CPPUNIT_ASSERT(c.sched.correction == CorrectionPolicy::Gradual);
+    CPPUNIT_ASSERT(c.sched.policy.backfill == BackfillOrder::Queue);
+    CPPUNIT_ASSERT(c.sched.policy.safe);
+    CPPUNIT_ASSERT(c.sched.plan == PlanWith::Estimate);
+    CPPUNIT_ASSERT_EQUAL(42, c.max_job_test);
+    CPPUNIT_ASSERT_EQUAL(9, c.max_time);
+    CPPUNIT_ASSERT_EQUAL(150000, c.yield_interval_usec);
+    CPPUNIT_ASSERT_EQUAL(20000, c.yield_sleep_usec);
+    CPPUNIT_ASSERT(!c.state);
+  }
+
+  void testBadValuesFallBackToDefaults() {
+    // Each bad value: one warning naming the key, and the default kept.
+    ParsedConfig p = parse_scheduler_parameters(
+        "easypp_interval=0,easypp_window=31,easypp_metric=mode,easypp_correction=later,"
+        "easypp_sjbf=maybe,easypp_state=sometimes,easypp_max_job_test=-1,"
+        "easypp_plan=runtime,easypp_yield_sleep=abc");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(9), p.warnings.size());
+    const PluginConfig d;
+    const PluginConfig& c = p.config;
+    CPPUNIT_ASSERT_EQUAL(d.interval, c.interval);
+    CPPUNIT_ASSERT_EQUAL(d.sched.predictor.window, c.sched.predictor.window);
+    CPPUNIT_ASSERT(c.sched.predictor.metric == d.sched.predictor.metric);
+    CPPUNIT_ASSERT(c.sched.correction == d.sched.correction);
+    CPPUNIT_ASSERT(c.sched.policy.backfill == d.sched.policy.backfill);
+    CPPUNIT_ASSERT_EQUAL(d.state, c.state);
+    CPPUNIT_ASSERT_EQUAL(d.max_job_test, c.max_job_test);
+    CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
+    CPPUNIT_ASSERT_EQUAL(d.yield_sleep_usec, c.yield_sleep_usec);
+    CPPUNIT_ASSERT(p.warnings[0].find("easypp_interval='0'") != std::string::npos);
+    CPPUNIT_ASSERT(p.warnings[0].find("using 30") != std::string::npos);
+    CPPUNIT_ASSERT(p.warnings[2].find("easypp_metric='mode'") != std::string::npos);
+
+    // A bad value after a good one goes back to the default, not the good one.
+    ParsedConfig q = parse_scheduler_parameters("easypp_window=4,easypp_window=x");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), q.warnings.size());
+    CPPUNIT_ASSERT_EQUAL(2, q.config.sched.predictor.window);
+  }
+
+  void testLaterKeyWinsAndSlurmKeysIgnored() {
+    ParsedConfig p = parse_scheduler_parameters(
+        " sched_interval=5 , easypp_interval=3,bf_continue,easypp_interval = 4 ");
+    CPPUNIT_ASSERT(p.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(4, p.config.interval);
+  }
+
+  void testUnknownKeyWarns() {
+    ParsedConfig p = parse_scheduler_parameters("easypp_bogus=1,easypp_interval=2");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), p.warnings.size());
+    CPPUNIT_ASSERT(p.warnings[0].find("unknown SchedulerParameters key 'easypp_bogus'") !=
+                   std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(2, p.config.interval);
+  }
+
+  // Slurm finds its keys with xstrcasestr() anywhere in the string: an easypp
+  // key containing one would set Slurm's setting too. "interval=" is
+  // sched/builtin's key and is only read when sched/builtin is loaded.
+  void testNoKeyContainsASlurmKey() {
+    auto lower = [](std::string s) {
+      for (char& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      return s;
+    };
+    CPPUNIT_ASSERT(slurm_keys().size() > 50);
+    for (const std::string& key : known_keys()) {
+      const std::string item = lower(key + "=1");
+      for (const std::string& sk : slurm_keys()) {
+        if (sk == "interval=") continue;
+        CPPUNIT_ASSERT_MESSAGE(key + " contains Slurm's key " + sk,
+                               item.find(lower(sk)) == std::string::npos);
+      }
+    }
+    CPPUNIT_ASSERT_EQUAL(std::size_t(16), known_keys().size());
+  }
+
+  void testDescribeStartsWithInterval() {
+    const std::string d = parse_scheduler_parameters("easypp_interval=3").config.describe();
+    CPPUNIT_ASSERT_EQUAL(std::string("interval=3s "), d.substr(0, 12));
+    CPPUNIT_ASSERT(d.find("sjbf=yes") != std::string::npos);
+    CPPUNIT_ASSERT(d.find("correction=estimate") != std::string::npos);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(PluginConfigTest);
