@@ -1,58 +1,491 @@
-// The C++ side of sched/easypp: configuration and the scheduling cycle.
+// The C++ side of sched/easypp: configuration, the learned history, and the
+// scheduling cycle.
 //
-// Phase 1 (this file): the cycle only takes and releases the scheduling lock
-// set and reloads the configuration after `scontrol reconfigure`. The EASY++
-// pass (libpredict's schedule_pass over a Slurm adapter) comes next.
+// One cycle, under the lock set sched/backfill takes ({conf READ, job WRITE,
+// node WRITE, part READ, fed READ}):
+//   1. reload the settings if `scontrol reconfigure` asked for it;
+//   2. scan job_list: learn finished jobs (once each), track running jobs,
+//      correct expired predictions (correct_prediction() until the predicted
+//      end lies after now);
+//   3. plan with predictions: EndTimeSwap puts start + prediction into the
+//      running jobs' end_time (true values back before any unlock, yield or
+//      select_nodes());
+//   4. build the queue like backfill (build_job_queue(true, true) +
+//      sort_job_queue()), group it by partition in Slurm's order, drop what
+//      EASY++ must not make its head (limits, licenses, burst buffers,
+//      heterogeneous jobs, magnetic reservations), and run libpredict's
+//      schedule_pass() for each partition (highest priority first) over the
+//      Slurm adapter;
+//   5. collect the status, put every true end_time back, check, unlock;
+//      then write the status file and, if the history changed, the state
+//      file (no lock held while doing file I/O).
+// The agent sleeps until the next periodic cycle or the next predicted end
+// of a running job (+1 s of grace, JobTracker::kGrace): waking there is the
+// correction timer, and the cycle that follows is the scheduling pass the
+// correction asks for.
 //
-// Every extern "C" function catches all exceptions; the lock set is released
-// by an RAII guard on every path.
+// Every extern "C" function catches all exceptions; nothing here calls
+// fatal(): a failure is logged and the cycle ends.
+#include <sys/stat.h>
+#include <sys/time.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "easypp/policy.h"
+#include "easypp/queue.h"
+#include "job_tracker.h"
 #include "plugin_config.h"
+#include "plugin_state.h"
 #include "sched_easypp.h"
+#include "slurm_adapter.h"
 #include "slurm_api.h"
 
 namespace {
 
+using easypp::kNever;
+using easypp::Time;
+using easypp::plugin::CycleEnv;
+using easypp::plugin::CycleStats;
+using easypp::plugin::EndTimeSwap;
+using easypp::plugin::JobTracker;
 using easypp::plugin::ParsedConfig;
+using easypp::plugin::PlannedStart;
 using easypp::plugin::PluginConfig;
+using easypp::plugin::QueuedJob;
+using easypp::plugin::SlurmAdapter;
+
+// Estimate of a job without a finite time limit (TimeLimit=UNLIMITED in a
+// partition without MaxTime): one year, like sched/backfill's YEAR_MINUTES.
+constexpr Time kUnlimitedEstimate = Time(365) * 24 * 3600;
 
 struct State {
   std::mutex mu;  // guards config (read by the agent, written on reload)
   PluginConfig config;
   std::atomic<bool> reload{false};
-  std::atomic<std::int64_t> interval_usec{10 * 1000000LL};
-  std::uint64_t cycles = 0;  // agent thread only
+
+  // Agent thread only (and init/fini while the agent is not running).
+  JobTracker tracker;
+  std::string state_path;   // StateSaveLocation/easypp_state.json
+  std::string status_path;  // StateSaveLocation/easypp_status.json
+  Time watermark = 0;       // finished jobs with end_time <= watermark are learned
+  std::uint64_t cycles = 0;
+  easypp::plugin::Totals totals;
+  std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
+  std::set<std::uint32_t> het_warned;
+  Time next_wake = 0;       // Unix time of the next cycle
+  std::string next_trigger = "startup";
+  std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
+  std::string last_status_error, last_state_error;
 };
 
 State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
 
-// Holds slurmctld's scheduling lock set for its lifetime.
-class SchedLocks {
- public:
-  SchedLocks() { easypp_slurm_lock(); }
-  ~SchedLocks() { easypp_slurm_unlock(); }
-  SchedLocks(const SchedLocks&) = delete;
-  SchedLocks& operator=(const SchedLocks&) = delete;
-};
-
-// Reads slurm_conf.sched_params: the caller holds the configuration lock (or
-// runs inside slurmctld's configuration read, as init() does).
+// Reads slurm_conf: the caller holds the configuration lock (or runs inside
+// slurmctld's configuration read, as init() does).
 PluginConfig load_config() {
   ParsedConfig parsed = easypp::plugin::parse_scheduler_parameters(slurm_conf.sched_params);
   for (const std::string& w : parsed.warnings) error("sched/easypp: %s", w.c_str());
   return parsed.config;
 }
 
-void apply_config(State& s, const PluginConfig& c) {
+void set_paths(State& s) {
+  const std::string dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
+  s.state_path = dir + "/" + easypp::plugin::kStateFileName;
+  s.status_path = dir + "/" + easypp::plugin::kStatusFileName;
+}
+
+PluginConfig current_config(State& s) {
   std::lock_guard<std::mutex> g(s.mu);
-  s.config = c;
-  s.interval_usec.store(std::int64_t(c.interval) * 1000000LL);
+  return s.config;
+}
+
+// Load the history. A missing file is normal (first start); a corrupt one is
+// reported, kept aside as <file>.bad, and the plugin starts empty.
+void load_history(State& s) {
+  struct stat st;
+  if (stat(s.state_path.c_str(), &st) != 0 && errno == ENOENT) {
+    info("sched/easypp: no state file %s yet, starting with an empty history",
+         s.state_path.c_str());
+    return;
+  }
+  easypp::plugin::SavedState saved;
+  std::string err;
+  if (!easypp::plugin::load_state(s.state_path, &saved, &err)) {
+    const std::string bad = s.state_path + ".bad";
+    const bool kept = std::rename(s.state_path.c_str(), bad.c_str()) == 0;
+    error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s",
+          err.c_str(), kept ? " (the file is kept as " : "", kept ? (bad + ")").c_str() : "");
+    return;
+  }
+  s.tracker.restore_history(saved.rings);
+  s.tracker.set_learned_total(saved.learned_jobs);
+  s.watermark = saved.last_learned_end;
+  info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
+       s.tracker.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
+       s.state_path.c_str());
+}
+
+void save_history(State& s, const PluginConfig& cfg) {
+  if (!cfg.state || !s.tracker.dirty()) return;
+  easypp::plugin::SavedState saved;
+  saved.last_learned_end = s.watermark;
+  saved.learned_jobs = s.tracker.learned_total();
+  saved.window = cfg.sched.predictor.window;
+  saved.rings = s.tracker.predictor().snapshot();
+  std::string err;
+  if (easypp::plugin::save_state(s.state_path, saved, &err)) {
+    s.tracker.clear_dirty();
+    if (!s.last_state_error.empty()) info("sched/easypp: state file written again");
+    s.last_state_error.clear();
+  } else if (err != s.last_state_error) {
+    error("sched/easypp: cannot save the history: %s (will retry)", err.c_str());
+    s.last_state_error = err;
+  }
+}
+
+Time estimate_of(const job_record_t* job, const part_record_t* part) {
+  if (job->time_limit != NO_VAL && job->time_limit != INFINITE) return Time(job->time_limit) * 60;
+  if (part == nullptr) part = job->part_ptr;
+  if (part != nullptr && part->max_time != NO_VAL && part->max_time != INFINITE)
+    return Time(part->max_time) * 60;
+  return kUnlimitedEstimate;
+}
+
+bool is_active(const job_record_t* job) { return IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job); }
+
+// The scheduling lock set for the cycle's lifetime; the planning values are
+// checked before the unlock (the EndTimeSwap inside the scope has already
+// put the true values back by then).
+class CycleLocks {
+ public:
+  CycleLocks() { easypp_slurm_lock(); }
+  ~CycleLocks() {
+    easypp::plugin::assert_no_planning_values("unlocking");
+    easypp_slurm_unlock();
+  }
+  CycleLocks(const CycleLocks&) = delete;
+  CycleLocks& operator=(const CycleLocks&) = delete;
+};
+
+struct PartQueue {
+  part_record_t* part = nullptr;
+  std::string name;
+  std::vector<std::uint32_t> order;      // Slurm's order, EASY++ candidates
+  std::vector<std::uint32_t> resv_jobs;  // in advanced reservations: start now only
+  std::map<std::uint32_t, QueuedJob> jobs;
+};
+
+std::string user_name(const job_record_t* job) {
+  if (job->user_name != nullptr) return job->user_name;
+  const char* n = uid_to_string_cached(job->user_id);  // slurmctld's cache, not ours to free
+  return n ? n : std::to_string(job->user_id);
+}
+
+void run_cycle(State& s, const std::string& trigger) {
+  const std::int64_t t0 = easypp::plugin::steady_usec();
+  CycleStats st;
+  st.trigger = trigger;
+  std::vector<easypp::plugin::CorrectionEvent> corrections;
+  easypp::plugin::Status status;
+  PluginConfig cfg;
+  std::map<std::uint32_t, PlannedStart> planned;
+  Time retry_at = 0;  // a start waits for completing nodes, or the pass was cut short
+  {
+    CycleLocks locks;
+    if (s.reload.exchange(false)) {
+      const PluginConfig c = load_config();
+      std::string before;
+      {
+        std::lock_guard<std::mutex> g(s.mu);
+        before = s.config.describe();
+        s.config = c;
+      }
+      set_paths(s);
+      s.tracker.configure(c.sched);
+      if (c.describe() != before)
+        info("sched/easypp: reconfigured (%s)", c.describe().c_str());
+      else
+        debug("sched/easypp: configuration reread, unchanged (%s)", c.describe().c_str());
+    }
+    cfg = current_config(s);
+    const time_t now = time(nullptr);
+    const std::uint64_t cycle = ++s.cycles;
+    st.time = now;
+
+    // --- 2. finished, running and pending jobs -----------------------------------
+    {
+      ListIterator it = list_iterator_create(job_list);
+      job_record_t* job;
+      while ((job = static_cast<job_record_t*>(list_next(it)))) {
+        if (IS_JOB_PENDING(job)) {
+          s.tracker.touch(job->job_id, cycle);
+          continue;
+        }
+        if (is_active(job)) {
+          ++st.running;
+          s.tracker.running(job->job_id, job->user_id, estimate_of(job, nullptr),
+                            job->start_time + job->tot_sus_time, cycle);
+          continue;
+        }
+        if (!IS_JOB_FINISHED(job)) continue;
+        const Time end = job->end_time;
+        if (end <= s.watermark) continue;
+        if (end >= now) {  // finished during this second: learned next cycle
+          s.tracker.touch(job->job_id, cycle);
+          continue;
+        }
+        // Learn each job once: it ran (the plugin saw it running, or it has
+        // an allocation and a positive run time); a job cancelled while
+        // pending has start_time == end_time and no allocation.
+        const bool ran = s.tracker.seen_running(job->job_id) ||
+                         (job->start_time > 0 && end > job->start_time &&
+                          (job->nodes != nullptr || job->node_bitmap != nullptr));
+        if (ran) {
+          const Time runtime = end - job->start_time - job->tot_sus_time;
+          if (s.tracker.learn(job->job_id, job->user_id, runtime, estimate_of(job, nullptr)))
+            ++st.learned;
+        } else {
+          s.tracker.forget(job->job_id);
+        }
+      }
+      list_iterator_destroy(it);
+      if (now - 1 > s.watermark) s.watermark = now - 1;
+    }
+    st.corrections = s.tracker.correct_expired(now, &corrections);
+    for (const auto& c : corrections)
+      info("sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)", c.job_id,
+           long(c.old_prediction), long(c.new_prediction), c.count);
+
+    // --- 3./4. plan ------------------------------------------------------------------
+    EndTimeSwap swap(s.tracker);
+    CycleEnv env(cfg, s.tracker, swap);
+    env.now = now;
+    env.cycle = cycle;
+    env.started_usec = t0;
+    env.locked_usec = easypp::plugin::steady_usec();
+
+    List job_queue = build_job_queue(true, true);
+    sort_job_queue(job_queue);
+    // build_job_queue(true, ...) cleared the pending jobs' start times: show
+    // last cycle's planned starts until this cycle's passes replace them.
+    for (const auto& kv : s.planned) {
+      job_record_t* job = find_job_record(kv.first);
+      if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
+      job->start_time = kv.second.start;
+      if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
+        job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+    }
+
+    std::vector<PartQueue> parts;
+    std::set<std::uint32_t> het_jobs;
+    {
+      std::map<std::string, std::size_t> index;
+      ListIterator it = list_iterator_create(job_queue);
+      job_queue_rec_t* rec;
+      while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
+        job_record_t* job = rec->job_ptr;
+        part_record_t* part = rec->part_ptr;
+        if (job == nullptr || part == nullptr || part->name == nullptr) continue;
+        if (!IS_JOB_PENDING(job) || job->priority == 0 || job->details == nullptr) continue;
+        if (job->het_job_id != 0) {  // left to Slurm (see docs/plugin-internals.md)
+          het_jobs.insert(job->het_job_id);
+          continue;
+        }
+        // Magnetic reservations and multi-reservation requests: main scheduler.
+        if (rec->resv_ptr != nullptr || job->resv_list != nullptr) continue;
+        if (job->burst_buffer != nullptr) continue;  // stage-in: main scheduler
+        if (job->preempt_in_progress) continue;
+        if (!(part->state_up & PARTITION_SCHED) || part->node_bitmap == nullptr) continue;
+        // Blocked by QOS/association limits, or licenses unavailable now: not
+        // startable, so never the head (sched/backfill skips them too).
+        if (!acct_policy_job_runnable_pre_select(job, false)) continue;
+        if (job->license_list != nullptr && license_job_test(job, now, true) != SLURM_SUCCESS)
+          continue;
+        auto pi = index.find(part->name);
+        if (pi == index.end()) {
+          pi = index.emplace(part->name, parts.size()).first;
+          parts.emplace_back();
+          parts.back().part = part;
+          parts.back().name = part->name;
+        }
+        PartQueue& pq = parts[pi->second];
+        if (pq.jobs.count(job->job_id)) continue;
+        const easypp::plugin::TrackedJob& tj =
+            s.tracker.pending(job->job_id, job->user_id, estimate_of(job, part), cycle);
+        pq.jobs[job->job_id] = QueuedJob{job->job_id, rec->priority, tj.prediction, tj.estimate};
+        if (job->resv_ptr != nullptr || job->resv_name != nullptr)
+          pq.resv_jobs.push_back(job->job_id);
+        else
+          pq.order.push_back(job->job_id);
+      }
+      list_iterator_destroy(it);
+    }
+    FREE_NULL_LIST(job_queue);
+    for (std::uint32_t h : het_jobs) {
+      if (s.het_warned.insert(h).second)
+        error("sched/easypp: heterogeneous JobId=%u: sched/easypp does not start heterogeneous "
+              "jobs (and Slurm's main scheduler never does); it stays pending",
+              h);
+    }
+
+    env.compute_idle();
+    swap.apply(now);
+    std::set<std::string> finished_parts;  // passes that got as far as a reservation
+    for (PartQueue& pq : parts) {
+      st.pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size());
+      ++st.partitions;
+      if (env.interrupted) continue;
+      SlurmAdapter adapter(env, pq.part, pq.jobs);
+      // Jobs in advanced reservations: started when they fit, never the head.
+      for (std::uint32_t id : pq.resv_jobs) {
+        if (env.tested >= std::uint32_t(cfg.max_job_test)) break;
+        const QueuedJob& q = pq.jobs[id];
+        adapter.try_start_now(id, now + (cfg.sched.policy.safe ? q.estimate : q.prediction));
+      }
+      if (pq.order.empty()) {
+        finished_parts.insert(pq.name);
+        continue;
+      }
+      easypp::WaitQueue q(cfg.sched.policy.backfill);
+      std::int64_t rank = 0;
+      for (std::uint32_t id : pq.order) {
+        const QueuedJob& qj = pq.jobs[id];
+        job_record_t* job = find_job_record(id);
+        const std::int64_t width = job && job->details ? job->details->min_cpus : 0;
+        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, width);
+      }
+      const easypp::PassResult r = easypp::schedule_pass(Time(now), q, adapter, cfg.sched.policy);
+      st.reservations += r.reservations;
+      if (!r.interrupted && !env.interrupted) finished_parts.insert(pq.name);
+    }
+    st.tested = env.tested;
+    st.started_in_order = env.started_in_order;
+    st.started_backfill = env.started_backfill;
+    st.yields = env.yields;
+    st.interrupted = env.interrupted;
+
+    // Planned starts of last cycle's heads that are heads no more.
+    for (const auto& kv : s.planned) {
+      if (env.planned.count(kv.first)) continue;
+      job_record_t* job = find_job_record(kv.first);
+      if (job == nullptr || !IS_JOB_PENDING(job)) continue;
+      if (finished_parts.count(kv.second.partition) == 0) {
+        env.planned[kv.first] = kv.second;  // pass did not get there: keep showing it
+        continue;
+      }
+      if (job->start_time == kv.second.start) job->start_time = 0;
+      xfree(job->sched_nodes);
+    }
+    for (const auto& kv : env.planned) {
+      auto old = s.planned.find(kv.first);
+      if (old == s.planned.end() || old->second.start != kv.second.start ||
+          old->second.nodes != kv.second.nodes)
+        info("sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) nodes=%s",
+             kv.first, kv.second.partition.c_str(), long(kv.second.start),
+             long(kv.second.start - now), kv.second.nodes.c_str());
+    }
+    planned = env.planned;
+    s.planned = env.planned;
+    if (env.retry_soon || (env.interrupted && env.interrupt_reason != "max_job_test" &&
+                           env.interrupt_reason != "max_time"))
+      retry_at = now + 1;
+
+    // --- 5. status, collected under the lock ---------------------------------------
+    status.jobs.reserve(s.tracker.jobs().size());
+    for (const auto& kv : s.tracker.jobs()) {
+      const easypp::plugin::TrackedJob& t = kv.second;
+      job_record_t* job = find_job_record(t.job_id);
+      if (job == nullptr || !(IS_JOB_PENDING(job) || is_active(job))) continue;
+      easypp::plugin::JobStatus js;
+      js.job_id = t.job_id;
+      if (job->array_task_id != NO_VAL)
+        js.array = std::to_string(job->array_job_id) + "_" + std::to_string(job->array_task_id);
+      js.user = job->user_id;
+      js.user_name = user_name(job);
+      js.partition = job->part_ptr && job->part_ptr->name ? job->part_ptr->name : "";
+      js.state = IS_JOB_PENDING(job) ? "PENDING" : (IS_JOB_SUSPENDED(job) ? "SUSPENDED" : "RUNNING");
+      js.submit = job->details ? job->details->submit_time : 0;
+      js.estimate = t.estimate;
+      js.prediction = t.prediction;
+      js.corrections = t.corr.count;
+      js.from_history = t.from_history;
+      if (IS_JOB_PENDING(job)) {
+        auto p = env.planned.find(t.job_id);
+        if (p != env.planned.end()) {
+          js.start = p->second.start;
+          js.reserved = true;
+        }
+      } else {
+        js.start = job->start_time;
+      }
+      status.jobs.push_back(std::move(js));
+    }
+    swap.restore();
+  }  // true end_times back (swap), checked, unlocked (locks)
+
+  // --- after unlocking: files, statistics, next wake-up ------------------------------
+  st.seconds = double(easypp::plugin::steady_usec() - t0) / 1e6;
+  easypp::plugin::Totals& tot = s.totals;
+  ++tot.cycles;
+  tot.tested += st.tested;
+  tot.started_in_order += st.started_in_order;
+  tot.started_backfill += st.started_backfill;
+  tot.corrections += st.corrections;
+  tot.learned += st.learned;
+  tot.seconds += st.seconds;
+  if (st.seconds > tot.max_seconds) tot.max_seconds = st.seconds;
+
+  save_history(s, cfg);
+
+  status.version = EASYPP_VERSION;
+  status.slurm_version = SLURM_VERSION_STRING;
+  status.written = time(nullptr);
+  status.settings = cfg.describe();
+  status.state_file = cfg.state ? s.state_path : std::string();
+  status.last = st;
+  status.totals = tot;
+  status.history = s.tracker.predictor().snapshot();
+  std::string err;
+  if (!easypp::plugin::write_status(s.status_path, status, &err)) {
+    if (err != s.last_status_error) error("sched/easypp: cannot write the status file: %s", err.c_str());
+    s.last_status_error = err;
+  } else {
+    s.last_status_error.clear();
+  }
+
+  const time_t tnow = time(nullptr);
+  Time next = tnow + cfg.interval;
+  std::string why = "interval";
+  std::uint32_t jid = 0;
+  const Time expiry = s.tracker.next_expiry(tnow, &jid);
+  if (expiry < kNever && expiry < next) {
+    next = expiry;
+    why = "correction";
+  }
+  if (retry_at != 0 && retry_at < next) {
+    next = retry_at;
+    why = "retry";
+  }
+  s.next_wake = next;
+  s.next_trigger = why;
+  s.next_job = why == "correction" ? jid : 0;
+
+  debug("sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
+        "started=%u(backfill %u) reservations=%u corrections=%u learned=%u yields=%u time=%ldus%s",
+        st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
+        st.started_in_order + st.started_backfill, st.started_backfill, st.reservations,
+        st.corrections, st.learned, st.yields, long(st.seconds * 1e6),
+        st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
@@ -60,8 +493,17 @@ void apply_config(State& s, const PluginConfig& c) {
 extern "C" int easypp_core_init(char* desc, size_t desc_len) {
   try {
     if (g_state == nullptr) g_state = new State();
+    State& s = *g_state;
     const PluginConfig c = load_config();
-    apply_config(*g_state, c);
+    {
+      std::lock_guard<std::mutex> g(s.mu);
+      s.config = c;
+    }
+    s.tracker.configure(c.sched);
+    set_paths(s);
+    if (c.state) load_history(s);
+    s.next_wake = time(nullptr) + 1;
+    s.next_trigger = "startup";
     if (desc != nullptr && desc_len > 0) {
       std::snprintf(desc, desc_len, "easypp %s, Slurm %s, %s", EASYPP_VERSION,
                     SLURM_VERSION_STRING, c.describe().c_str());
@@ -78,6 +520,8 @@ extern "C" int easypp_core_init(char* desc, size_t desc_len) {
 extern "C" void easypp_core_fini(void) {
   try {
     if (g_state != nullptr) {
+      // The agent has stopped: save what was learned since the last save.
+      save_history(*g_state, current_config(*g_state));
       info("sched/easypp: stopped after %llu cycles",
            static_cast<unsigned long long>(g_state->cycles));
     }
@@ -92,34 +536,33 @@ extern "C" void easypp_core_request_reconfig(void) {
   if (g_state != nullptr) g_state->reload.store(true);
 }
 
+extern "C" bool easypp_core_reload_pending(void) {
+  return g_state != nullptr && g_state->reload.load();
+}
+
 extern "C" int64_t easypp_core_wait_usec(void) {
-  if (g_state == nullptr) return 10 * 1000000LL;
-  return g_state->interval_usec.load();
+  if (g_state == nullptr) return 1000000LL;
+  if (g_state->reload.load()) return 0;
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  const std::int64_t now_us = std::int64_t(tv.tv_sec) * 1000000 + tv.tv_usec;
+  const std::int64_t wake_us = std::int64_t(g_state->next_wake) * 1000000;
+  return wake_us > now_us ? wake_us - now_us : 0;
 }
 
 extern "C" void easypp_core_cycle(void) {
   if (g_state == nullptr) return;
   State& s = *g_state;
   try {
-    SchedLocks locks;
-    if (s.reload.exchange(false)) {
-      const PluginConfig c = load_config();
-      std::string before;
-      {
-        std::lock_guard<std::mutex> g(s.mu);
-        before = s.config.describe();
-      }
-      apply_config(s, c);
-      if (c.describe() != before)
-        info("sched/easypp: reconfigured (%s)", c.describe().c_str());
-      else
-        debug("sched/easypp: configuration reread, unchanged (%s)", c.describe().c_str());
-    }
-    ++s.cycles;
+    std::string trigger = s.reload.load() ? "reconfigure" : s.next_trigger;
+    if (trigger == "correction" && s.next_job != 0)
+      debug("sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
+    // Should the cycle fail half-way, the next one still waits an interval.
+    s.next_wake = time(nullptr) + current_config(s).interval;
+    s.next_trigger = "interval";
+    run_cycle(s, trigger);
     if (s.cycles == 1)
       info("sched/easypp: agent running, first cycle done under the scheduling locks");
-    else
-      debug2("sched/easypp: cycle %llu", static_cast<unsigned long long>(s.cycles));
   } catch (const std::exception& e) {
     error("sched/easypp: cycle: %s", e.what());
   } catch (...) {

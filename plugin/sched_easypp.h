@@ -30,8 +30,13 @@ void easypp_core_fini(void);
  * by slurmctld with its configuration write lock held: must not lock. */
 void easypp_core_request_reconfig(void);
 
-/* How long the agent sleeps before the next cycle, in microseconds. */
+/* How long the agent sleeps before the next cycle, in microseconds: until
+ * the next periodic cycle (easypp_interval) or the next running job's
+ * predicted end (+1 s, the correction timer), whichever comes first. */
 int64_t easypp_core_wait_usec(void);
+
+/* True while a reconfigure is pending (the agent ends a pass early). */
+bool easypp_core_reload_pending(void);
 
 /* One scheduling cycle. Takes and releases the lock set itself through
  * easypp_slurm_lock()/easypp_slurm_unlock() (so it can yield). */
@@ -53,6 +58,11 @@ int64_t easypp_agent_sleep(int64_t usec);
 
 /* Wake the agent from its sleep (used on reconfigure). */
 void easypp_agent_wake(void);
+
+/* Sleep up to usec microseconds while the locks are yielded; returns early
+ * only when the agent must stop (a reconfigure does not end it, nor is the
+ * wake-up consumed). */
+void easypp_agent_nap(int64_t usec);
 
 #ifdef __cplusplus
 }

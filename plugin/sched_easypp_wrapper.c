@@ -97,6 +97,34 @@ int64_t easypp_agent_sleep(int64_t usec)
 	return _usec_since(&t0);
 }
 
+void easypp_agent_nap(int64_t usec)
+{
+	struct timeval t0;
+	struct timespec until;
+	int64_t nsec;
+
+	if (usec <= 0)
+		return;
+	gettimeofday(&t0, NULL);
+	nsec = ((int64_t) t0.tv_usec + usec) * 1000;
+	until.tv_sec = t0.tv_sec + nsec / 1000000000;
+	until.tv_nsec = nsec % 1000000000;
+
+	slurm_mutex_lock(&term_lock);
+	while (!stop_agent) {
+		int err = pthread_cond_timedwait(&term_cond, &term_lock,
+						 &until);
+		if (err == ETIMEDOUT)
+			break;
+		if (err) {
+			errno = err;
+			error("sched/easypp: pthread_cond_timedwait(): %m");
+			break;
+		}
+	}
+	slurm_mutex_unlock(&term_lock);
+}
+
 void easypp_agent_wake(void)
 {
 	slurm_mutex_lock(&term_lock);
