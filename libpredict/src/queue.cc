@@ -17,6 +17,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     pool_.emplace_back();
   }
   pool_[s] = Entry{h, key, prediction, estimate, width, since, true};
+  ++widths_[width];
   // Arrivals usually come in queue order: hint at the end.
   by_queue_.insert(by_queue_.end(), item(s));
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
@@ -30,6 +31,8 @@ void WaitQueue::erase(Slot s) {
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(it);
   pool_[s].live = false;
   free_.push_back(s);
+  auto w = widths_.find(pool_[s].width);
+  if (--w->second == 0) widths_.erase(w);
 }
 
 void WaitQueue::set_prediction(Slot s, Time p) {
@@ -55,6 +58,7 @@ void WaitQueue::set_key(Slot s, QueueKey k) {
 void WaitQueue::clear() {
   by_queue_.clear();
   by_pred_.clear();
+  widths_.clear();
   pool_.clear();
   free_.clear();
 }

@@ -6,10 +6,12 @@
 namespace easypp {
 
 void ProcResources::add_running(JobHandle h, std::int64_t size, Time predicted_end) {
+  ++version_;
   running_.insert(Run{predicted_end, h, size});
 }
 
 void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicted_end) {
+  ++version_;
   [[maybe_unused]] auto n = running_.erase(Run{predicted_end, h, size});
   assert(n == 1);
   free_ += size;
@@ -17,6 +19,7 @@ void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicte
 
 void ProcResources::move_predicted_end(JobHandle h, std::int64_t size, Time old_end,
                                        Time new_end) {
+  ++version_;
   running_.erase(Run{old_end, h, size});
   running_.insert(Run{new_end, h, size});
 }
@@ -84,7 +87,10 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
     std::int64_t avail = free_;
     shadow_ = kNever;
     extra_ = 0;
-    if (avail >= size) {
+    if (version_ == cached_version_ && size == cached_size_) {
+      shadow_ = cached_shadow_;
+      extra_ = cached_extra_;
+    } else if (avail >= size) {
       shadow_ = now_;
       extra_ = avail - size;
     } else {
@@ -97,6 +103,10 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
         }
       }
     }
+    cached_version_ = version_;
+    cached_size_ = size;
+    cached_shadow_ = shadow_;
+    cached_extra_ = extra_;
     head_shadow_ = shadow_;
     head_size_ = size;
     head_duration_ = duration;
@@ -137,6 +147,7 @@ bool ProcResources::may_backfill(std::int64_t size, Time end_bound) const {
 }
 
 void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end) {
+  ++version_;
   free_ -= size;
   if (nres_ >= 1) {
     if (!profile_) {

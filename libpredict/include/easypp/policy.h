@@ -99,6 +99,9 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
   };
 
   bool safe = cfg.safe;
+  // Nothing waiting is narrow enough for what is free: stop (cheap, and
+  // frequent at high load, when only wide jobs are left waiting).
+  auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
   auto bound_of = [&](const WaitQueue::Entry& e) {
     return now + (safe ? e.estimate : e.prediction);
   };
@@ -130,7 +133,7 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
       add_reserved(s);
       continue;
     }
-    if (!a.can_start_more()) return r;
+    if (nothing_fits()) return r;
     if (!a.may_continue()) {
       r.interrupted = true;
       return r;
@@ -149,7 +152,7 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
 
   // Phase B: every other waiting job, in backfill order.
   auto try_one = [&](const WaitQueue::Item& item) -> bool /* keep going */ {
-    if (!a.can_start_more()) return false;
+    if (nothing_fits()) return false;
     ++r.tested;
     if (item.width > a.free_width()) return true;
     if (!a.may_continue()) {

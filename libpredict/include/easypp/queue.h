@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -74,6 +75,10 @@ class WaitQueue {
   void set_key(Slot s, QueueKey k);
   void clear();
 
+  /// The smallest width among waiting jobs (0 if empty): when the adapter's
+  /// free_width() is below it, no waiting job can start and a pass can stop.
+  std::int64_t min_width() const { return widths_.empty() ? 0 : widths_.begin()->first; }
+
   bool empty() const { return by_queue_.empty(); }
   std::size_t size() const { return by_queue_.size(); }
   const Entry& entry(Slot s) const { return pool_[s]; }
@@ -113,6 +118,7 @@ class WaitQueue {
   std::vector<Slot> free_;
   QueueSet by_queue_;
   PredSet by_pred_;
+  std::map<std::int64_t, std::uint32_t> widths_;  // width -> waiting jobs
 };
 
 }  // namespace easypp

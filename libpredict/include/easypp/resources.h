@@ -73,6 +73,14 @@ class ProcResources {
   std::size_t nres_ = 0;
   Time shadow_ = kNever;
   std::int64_t extra_ = 0;
+  // The running set changes less often than passes run (an arrival alone
+  // changes nothing): the head's shadow/extra is reused while the running
+  // set, the free count and the head's size are unchanged.
+  std::uint64_t version_ = 0;
+  std::uint64_t cached_version_ = ~std::uint64_t(0);
+  std::int64_t cached_size_ = -1;
+  Time cached_shadow_ = kNever;
+  std::int64_t cached_extra_ = 0;
   // The head's reservation (the first one), for the profile.
   Time head_shadow_ = kNever;
   std::int64_t head_size_ = 0;
