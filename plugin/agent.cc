@@ -28,6 +28,7 @@
 // fatal(): a failure is logged and the cycle ends.
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include <atomic>
 #include <cerrno>
@@ -163,6 +164,16 @@ Time estimate_of(const job_record_t* job, const part_record_t* part) {
 
 bool is_active(const job_record_t* job) { return IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job); }
 
+// The cycle's "now". Not time(): glibc's time() reads the coarse clock, which
+// can still show the previous second for a few milliseconds after the agent
+// woke at a whole second by gettimeofday() (the correction timer would then
+// find nothing due yet).
+time_t wall_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ts.tv_sec;
+}
+
 // The scheduling lock set for the cycle's lifetime; the planning values are
 // checked before the unlock (the EndTimeSwap inside the scope has already
 // put the true values back by then).
@@ -218,7 +229,7 @@ void run_cycle(State& s, const std::string& trigger) {
         debug("sched/easypp: configuration reread, unchanged (%s)", c.describe().c_str());
     }
     cfg = current_config(s);
-    const time_t now = time(nullptr);
+    const time_t now = wall_seconds();
     const std::uint64_t cycle = ++s.cycles;
     st.time = now;
 
@@ -463,11 +474,11 @@ void run_cycle(State& s, const std::string& trigger) {
     s.last_status_error.clear();
   }
 
-  const time_t tnow = time(nullptr);
+  const time_t tnow = wall_seconds();
   Time next = tnow + cfg.interval;
   std::string why = "interval";
   std::uint32_t jid = 0;
-  const Time expiry = s.tracker.next_expiry(tnow, &jid);
+  const Time expiry = s.tracker.next_expiry(&jid);  // may be due already: run at once
   if (expiry < kNever && expiry < next) {
     next = expiry;
     why = "correction";

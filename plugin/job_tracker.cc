@@ -135,14 +135,14 @@ std::uint32_t JobTracker::correct_expired(Time now, std::vector<CorrectionEvent>
   return n;
 }
 
-Time JobTracker::next_expiry(Time now, std::uint32_t* job) const {
+Time JobTracker::next_expiry(std::uint32_t* job) const {
   Time best = kNever;
   if (cfg_.correction == CorrectionPolicy::None) return best;
   for (const auto& kv : jobs_) {
     const TrackedJob& j = kv.second;
     if (!j.running) continue;
     const Time end = j.start + j.prediction + kGrace;
-    if (end > now && end < best) {
+    if (end < best) {
       best = end;
       if (job) *job = j.job_id;
     }

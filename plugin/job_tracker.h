@@ -104,10 +104,12 @@ class JobTracker {
   std::uint32_t correct_expired(Time now, std::vector<CorrectionEvent>* out);
 
   /// When the next correction falls due: the earliest start + prediction +
-  /// kGrace after `now` of a running job whose prediction the correction
-  /// policy can still move; kNever if none (the correction timer). Its job
-  /// id in *job if not null.
-  Time next_expiry(Time now, std::uint32_t* job = nullptr) const;
+  /// kGrace of a running job whose prediction the correction policy can
+  /// still move; kNever if none (the correction timer). It may lie at or
+  /// before the time correct_expired() last ran when the clock it was given
+  /// lagged: the agent then runs again at once. Its job id in *job if not
+  /// null.
+  Time next_expiry(std::uint32_t* job = nullptr) const;
 
   /// Learn a finished job's runtime (seconds, the suspended time excluded)
   /// and drop its entry. Returns false (nothing learned) for runtime <= 0.

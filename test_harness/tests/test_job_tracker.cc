@@ -101,7 +101,7 @@ class JobTrackerTest : public CppUnit::TestFixture {
     std::vector<CorrectionEvent> ev;
     // At the predicted end and within the grace second: not yet expired.
     CPPUNIT_ASSERT_EQUAL(0u, t.correct_expired(1020, &ev));
-    CPPUNIT_ASSERT_EQUAL(Time(1020 + JobTracker::kGrace), t.next_expiry(1000));
+    CPPUNIT_ASSERT_EQUAL(Time(1020 + JobTracker::kGrace), t.next_expiry());
     // Still running one second later: corrected to the estimate, once.
     CPPUNIT_ASSERT_EQUAL(1u, t.correct_expired(1021, &ev));
     CPPUNIT_ASSERT_EQUAL(std::size_t(1), ev.size());
@@ -136,20 +136,25 @@ class JobTrackerTest : public CppUnit::TestFixture {
     std::vector<CorrectionEvent> ev;
     CPPUNIT_ASSERT_EQUAL(0u, t.correct_expired(5000, &ev));  // terminates, stays expired
     CPPUNIT_ASSERT_EQUAL(Time(20), t.find(1)->prediction);
-    CPPUNIT_ASSERT_EQUAL(kNever, t.next_expiry(0));
+    CPPUNIT_ASSERT_EQUAL(kNever, t.next_expiry());
   }
 
   void testNextExpiry() {
     JobTracker t(easypp_cfg());
-    CPPUNIT_ASSERT_EQUAL(kNever, t.next_expiry(0));
+    CPPUNIT_ASSERT_EQUAL(kNever, t.next_expiry());
     t.running(1, 100, 300, 100, 1);  // predicted end 400
     t.running(2, 101, 120, 200, 1);  // predicted end 320
     t.pending(3, 102, 10, 1);        // pending: no timer
     std::uint32_t job = 0;
-    CPPUNIT_ASSERT_EQUAL(Time(321), t.next_expiry(0, &job));
+    CPPUNIT_ASSERT_EQUAL(Time(321), t.next_expiry(&job));
     CPPUNIT_ASSERT_EQUAL(2u, job);
-    CPPUNIT_ASSERT_EQUAL(Time(401), t.next_expiry(321, &job));
-    CPPUNIT_ASSERT_EQUAL(1u, job);
+    // Still due until corrected (a lagging clock must not lose the timer).
+    std::vector<CorrectionEvent> ev;
+    CPPUNIT_ASSERT_EQUAL(0u, t.correct_expired(320, &ev));
+    CPPUNIT_ASSERT_EQUAL(Time(321), t.next_expiry(&job));
+    CPPUNIT_ASSERT_EQUAL(1u, t.correct_expired(321, &ev));  // 120 -> 180 (beyond estimate)
+    CPPUNIT_ASSERT_EQUAL(Time(381), t.next_expiry(&job));
+    CPPUNIT_ASSERT_EQUAL(2u, job);
   }
 
   void testLearnAndSweep() {
