@@ -13,6 +13,11 @@ exit, on SIGTERM/SIGHUP and on Ctrl-C.
 Needs root (slurmd runs jobs as other users; SlurmUser=root). See
 docs/plugin-internals.md and the Slurm integration spec, section 5.
 
+Every job submitted through Cluster.submit() is recorded in JOB_REGISTRY; when
+a cluster stops, the final record of each of its jobs is read first, so a
+last test can check over the whole suite that no job ended before its time
+limit unless its own script finished (see test_zz_suite.py).
+
 Environment:
   EASYPP_PLUGIN_DIR       directory holding the built sched_easypp.so
                           (default: <repo>/plugin)
@@ -205,6 +210,58 @@ def pick_ports(count):
     raise ClusterError("no free block of %d ports" % count)
 
 
+# --- every job of the suite ----------------------------------------------------
+
+# One dict per job submitted through Cluster.submit(): cluster (its
+# directory), job_id, time_limit (minutes), user, name, cancelled (by the
+# test itself), and once the cluster stopped: final (the last
+# `scontrol show job` record as a dict, None if slurmctld had forgotten it).
+JOB_REGISTRY = []
+
+FINISHED_STATES = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
+                   "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
+
+
+def parse_duration(value):
+    """Slurm's [D-]HH:MM:SS, MM:SS or minutes to seconds; None for UNLIMITED."""
+    if not value or value in ("UNLIMITED", "INFINITE", "Partition_Limit", "NONE"):
+        return None
+    days = 0
+    if "-" in value:
+        d, value = value.split("-", 1)
+        days = int(d)
+    parts = [int(p) for p in value.split(":")]
+    if len(parts) == 1:
+        secs = parts[0] * 60
+    elif len(parts) == 2:
+        secs = parts[0] * 60 + parts[1]
+    else:
+        secs = parts[0] * 3600 + parts[1] * 60 + parts[2]
+    return days * 86400 + secs
+
+
+def ended_early(rec):
+    """Why a finished job of the registry violates the kill-time rule (it
+    ended before its time limit although its own script did not finish), or
+    None. Jobs the test cancelled itself and jobs still running when their
+    cluster stopped are not judged."""
+    f = rec.get("final")
+    if rec.get("cancelled") or f is None:
+        return None
+    state = f.get("JobState")
+    if state not in FINISHED_STATES:
+        return None  # still pending/running at teardown: killed by the harness
+    if state in ("COMPLETED", "FAILED"):
+        return None  # the script itself ended (exit status 0 or not)
+    limit = parse_duration(f.get("TimeLimit"))
+    start, end = f.get("start"), f.get("end")
+    if start is None or end is None or limit is None:
+        return "state %s, start %s, end %s, limit %s" % (state, start, end, limit)
+    if end - start >= limit:
+        return None  # TIMEOUT at or after the limit
+    return "state %s after %d s, limit %d s" % (state, end - start, limit)
+
+
 # --- the cluster -------------------------------------------------------------
 
 _live_clusters = []
@@ -238,7 +295,7 @@ class Cluster:
                  partition="batch", scheduler_parameters=None,
                  min_job_age=3600, debug="info", extra_conf="",
                  plugin_dir=None, bind_now=False, max_time="INFINITE",
-                 keep_dir_on_failure=True):
+                 keep_dir_on_failure=True, partitions=None):
         if os.geteuid() != 0:
             raise ClusterError("the test cluster needs root")
         for prog in (SLURMCTLD, SLURMD):
@@ -256,6 +313,9 @@ class Cluster:
         self.bind_now = bind_now
         self.max_time = max_time
         self.keep_dir_on_failure = keep_dir_on_failure
+        # slurm.conf PartitionName= lines replacing the default partition
+        # (all nodes, named `partition`); None keeps the default.
+        self.partitions = partitions
         self.dir = None
         self.ctld = None
         self.slurmds = {}
@@ -355,9 +415,12 @@ class Cluster:
             "NodeName=n[1-%d] NodeHostname=localhost NodeAddr=127.0.0.1 "
             "Port=[%d-%d] CPUs=%d RealMemory=1000 State=UNKNOWN"
             % (self.nodes, self.node_port, last, self.cpus),
-            "PartitionName=%s Nodes=n[1-%d] Default=YES MaxTime=%s State=UP"
-            % (self.partition, self.nodes, self.max_time),
         ]
+        if self.partitions:
+            lines += list(self.partitions)
+        else:
+            lines.append("PartitionName=%s Nodes=n[1-%d] Default=YES MaxTime=%s State=UP"
+                         % (self.partition, self.nodes, self.max_time))
         if self.extra_conf:
             lines.append(self.extra_conf)
         with open(self.conf_path, "w") as f:
@@ -546,6 +609,7 @@ class Cluster:
         if self.dir is None:
             return
         t0 = time.time()
+        self._collect_final_records()
         procs = list(self.slurmds.items())
         for n, p in procs:
             if p.poll() is None:
@@ -582,9 +646,24 @@ class Cluster:
         self.slurmds = {}
         self.ctld = None
 
-    def restart_slurmctld(self, timeout=30):
-        """Stop slurmctld and start it again from its saved state."""
+    def _collect_final_records(self):
+        """Read the last record of every registered job of this cluster."""
+        mine = [r for r in JOB_REGISTRY if r["cluster"] == self.dir and r.get("final") is None]
+        if not mine or not self.slurmctld_alive():
+            return
+        try:
+            records = self.all_jobs()
+        except ClusterError:
+            return
+        for r in mine:
+            r["final"] = records.get(r["job_id"])
+
+    def restart_slurmctld(self, timeout=30, while_stopped=None):
+        """Stop slurmctld and start it again from its saved state;
+        while_stopped() runs in between (e.g. to damage a state file)."""
         self._kill(self.ctld, "slurmctld", 20)
+        if while_stopped is not None:
+            while_stopped()
         self._start_ctld(clear=False)
         self._wait_ctld_up(timeout)
 
@@ -614,9 +693,10 @@ class Cluster:
         return out
 
     def submit(self, wrap="sleep 1", time_min=5, nodes=None, ntasks=None, name=None,
-               user=None, partition=None, extra=()):
-        """sbatch --wrap; time_min may be int minutes or a Slurm time string.
-        Returns the job id."""
+               user=None, partition=None, extra=(), begin=None):
+        """sbatch --wrap; time_min may be int minutes or a Slurm time string;
+        begin: a Unix time before which the job is not eligible. Returns the
+        job id (recorded in JOB_REGISTRY)."""
         t = time_min if isinstance(time_min, str) else str(int(time_min))
         cmd = ["sbatch", "--parsable", "--time=%s" % t,
                "--output=%s" % self.path("out", "slurm-%j.out"),
@@ -629,13 +709,97 @@ class Cluster:
             cmd.append("--job-name=%s" % name)
         if partition:
             cmd.append("--partition=%s" % partition)
+        if begin is not None:
+            cmd.append("--begin=%s" % time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                      time.localtime(int(begin))))
         cmd += list(extra)
         cmd += ["--wrap", wrap]
         out = self.client(*cmd, user=user).stdout.strip()
         try:
-            return int(out.split(";")[0])
+            job_id = int(out.split(";")[0])
         except ValueError:
             raise ClusterError("sbatch printed %r" % out)
+        JOB_REGISTRY.append({"cluster": self.dir, "scheduler": self.scheduler,
+                             "job_id": job_id, "time_limit": t, "user": user,
+                             "name": name, "cancelled": False, "final": None})
+        return job_id
+
+    def cancel(self, *job_ids):
+        """scancel; the jobs are marked as cancelled by the test (the
+        suite-wide kill-time check does not judge them)."""
+        ids = {int(j) for j in job_ids}
+        for r in JOB_REGISTRY:
+            if r["cluster"] == self.dir and r["job_id"] in ids:
+                r["cancelled"] = True
+        if ids:
+            self.client("scancel", *[str(j) for j in sorted(ids)])
+
+    # -- sched/easypp's files --
+    def status_path(self):
+        return self.path("state", "easypp_status.json")
+
+    def state_path(self):
+        return self.path("state", "easypp_state.json")
+
+    def read_json(self, path):
+        """A JSON file as a dict, None if missing or (being replaced) unreadable."""
+        import json
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def status(self):
+        return self.read_json(self.status_path())
+
+    def history(self, user):
+        """The plugin's learned runtimes of `user` (name or uid) from the
+        status file, oldest first; [] if none."""
+        uid = self.users.get(user, user) if isinstance(user, str) else user
+        st = self.status() or {}
+        for ring in st.get("history", []):
+            if ring.get("user") == uid and ring.get("estimate_key", -1) == -1:
+                return [e[0] for e in ring.get("history", [])]
+        return []
+
+    def run_history(self, user, runtimes, time_min=10, timeout=60, window=2):
+        """Give `user` a history: one one-node `sleep r` job per runtime, all
+        at once; wait until they completed and the plugin (predictor window
+        `window`) learned them. Returns the job ids."""
+        before = len(self.history(user))
+        ids = [self.submit(wrap="sleep %d" % r, time_min=time_min, nodes=1, user=user,
+                           name="history") for r in runtimes]
+        self.wait_jobs(ids, timeout=timeout)
+        want = min(before + len(runtimes), window)
+        self.wait_for("the plugin to learn %s's jobs" % user,
+                      lambda: len(self.history(user)) >= want, timeout=timeout)
+        return ids
+
+    def planned_start(self, job_id):
+        """squeue --start's planned start of a pending job (Unix time) or None."""
+        p = self.client("squeue", "--start", "-h", "-o", "%i %S", "-j", str(job_id),
+                        check=False)
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[0] == str(job_id):
+                return parse_time(f[1])
+        return None
+
+    def wait_for(self, what, predicate, timeout=30, interval=0.3):
+        """Poll predicate() until it returns something true; return that."""
+        deadline = time.time() + timeout
+        while True:
+            v = predicate()
+            if v:
+                return v
+            if time.time() > deadline:
+                raise ClusterError("timed out after %ds waiting for %s\n%s" % (
+                    timeout, what, tail(self.ctld_log)))
+            if not self.slurmctld_alive():
+                raise ClusterError("slurmctld died while waiting for %s\n%s" % (
+                    what, tail(self.ctld_log)))
+            time.sleep(interval)
 
     def job(self, job_id):
         """scontrol show job -o as a dict (StartTime/EndTime/SubmitTime also
@@ -648,6 +812,20 @@ class Cluster:
         d["end"] = parse_time(d.get("EndTime"))
         d["submit"] = parse_time(d.get("SubmitTime"))
         return d
+
+    def all_jobs(self):
+        """Every job slurmctld knows, {id: dict like job()}, in one call."""
+        p = self.client("scontrol", "show", "job", "-o", check=False)
+        out = {}
+        for line in p.stdout.splitlines():
+            d = parse_kv_line(line)
+            if "JobId" not in d:
+                continue
+            d["start"] = parse_time(d.get("StartTime"))
+            d["end"] = parse_time(d.get("EndTime"))
+            d["submit"] = parse_time(d.get("SubmitTime"))
+            out[int(d["JobId"])] = d
+        return out
 
     def job_state(self, job_id):
         j = self.job(job_id)
@@ -665,8 +843,10 @@ class Cluster:
         pending = set(job_ids)
         done = {}
         while pending:
+            recs = self.all_jobs() if len(pending) > 3 else \
+                {j: self.job(j) for j in pending}
             for j in list(pending):
-                d = self.job(j)
+                d = recs.get(j)
                 if d and d["JobState"] in states:
                     done[j] = d
                     pending.discard(j)
