@@ -1,0 +1,116 @@
+"""Integration test: the learned history survives a slurmctld restart, and a
+garbage state file never stops slurmctld.
+
+4 one-CPU nodes under sched/easypp with easypp_window=5 (so a history
+learned twice would show up as duplicated entries) and easypp_fullness=partial
+(so two entries are enough to predict from):
+  1. u1 runs two jobs, u2 one; the state file (StateSaveLocation/
+     easypp_state.json) then holds them;
+  2. slurmctld restarts: the plugin loads the history (log line), the status
+     file shows the same entries, none learned a second time, and a new job
+     of u1 is predicted from it;
+  3. slurmctld is stopped, the state file replaced by garbage, slurmctld
+     started: it runs, the plugin logs the problem, keeps the file as .bad,
+     starts with an empty history and schedules jobs.
+"""
+
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster  # noqa: E402
+from test_load import require_plugin  # noqa: E402
+
+U1, U2, U3, U4 = cluster.TEST_USERS
+
+
+class RestartTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        require_plugin(cls)
+        cls.c = cluster.Cluster(
+            scheduler="sched/easypp", nodes=4, cpus=1,
+            scheduler_parameters="sched_interval=2,easypp_interval=1,easypp_window=5,"
+                                 "easypp_fullness=partial")
+        cls.c.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        c = getattr(cls, "c", None)
+        if c is not None:
+            c.stop()
+
+    def saved_rings(self):
+        st = self.c.read_json(self.c.state_path()) or {}
+        out = {}
+        for ring in st.get("users", []):
+            if ring.get("estimate_key", -1) == -1:
+                out[ring["user"]] = [e[0] for e in ring.get("history", [])]
+        return out
+
+    def test_1_history_saved(self):
+        c = self.c
+        c.wait_log(r"sched/easypp: no state file .* starting with an empty history", timeout=5)
+        c.run_history(U1, [2, 3], window=5)
+        c.run_history(U2, [1], window=5)
+        uid1, uid2 = c.users[U1], c.users[U2]
+        rings = c.wait_for("the state file to hold both users",
+                           lambda: (lambda r: r if uid1 in r and uid2 in r and
+                                    len(r[uid1]) == 2 else None)(self.saved_rings()))
+        self.assertEqual(len(rings[uid1]), 2, rings)  # runtimes as Slurm measured them
+        self.assertEqual(len(rings[uid2]), 1, rings)
+        type(self).before = {U1: sorted(c.history(U1)), U2: c.history(U2)}
+
+    def test_2_history_back_after_restart(self):
+        c = self.c
+        before = self.before
+        c.restart_slurmctld()
+        m = c.wait_log(r"sched/easypp: history of (\d+) users \((\d+) jobs learned so far\) "
+                       r"loaded from \S+easypp_state\.json", timeout=10)
+        self.assertEqual(m.group(1), "2")
+        self.assertEqual(m.group(2), "3")
+        # After a few cycles: the same entries, nothing learned again from
+        # the finished jobs slurmctld restored.
+        c.wait_for("a status file after the restart", lambda: (c.status() or {}).get(
+            "totals", {}).get("cycles", 0) >= 3, timeout=15)
+        st = c.status()
+        self.assertEqual(st["totals"]["learned"], 0, st["totals"])
+        self.assertEqual(sorted(c.history(U1)), before[U1])
+        self.assertEqual(c.history(U2), before[U2])
+        # u1's next job is predicted from the restored history (the average
+        # of its two runtimes, rounded up).
+        p = -(-sum(before[U1]) // 2)
+        j = c.submit(wrap="sleep 1", time_min=5, nodes=1, user=U1)
+        c.wait_jobs([j], timeout=60)
+        self.assertRegex(c.ctld_log_text(),
+                         r"started JobId=%d .*prediction %d s, limit 5 min" % (j, p))
+
+    def test_3_garbage_state_file(self):
+        c = self.c
+        path = c.state_path()
+
+        def damage():
+            with open(path, "wb") as f:
+                f.write(b"{\"format_version\": 1, \"history\": [[[\x00\xff garbage")
+        n_loaded = len(re.findall(r"sched/easypp: loaded", c.ctld_log_text()))
+        c.restart_slurmctld(while_stopped=damage)
+        self.assertTrue(c.slurmctld_alive())
+        c.wait_for("the plugin to load again", lambda: len(re.findall(
+            r"sched/easypp: loaded", c.ctld_log_text())) > n_loaded, timeout=10)
+        m = c.wait_log(r"error: sched/easypp: cannot use the state file: (.*); starting with an "
+                       r"empty history \(the file is kept as (\S+)\)", timeout=5)
+        self.assertIn("easypp_state.json", m.group(1))
+        self.assertTrue(os.path.exists(m.group(2)))
+        with open(m.group(2), "rb") as f:
+            self.assertIn(b"garbage", f.read())
+        j = c.submit(wrap="sleep 1", time_min=1, nodes=2, user=U3)
+        self.assertEqual(c.wait_jobs([j], timeout=60)[j]["JobState"], "COMPLETED")
+        self.assertTrue(c.slurmctld_alive())
+        self.assertNotRegex(c.ctld_log_text(), r"fatal:")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
