@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -285,7 +286,11 @@ void run_cycle(State& s, const std::string& trigger) {
     env.started_usec = t0;
     env.locked_usec = easypp::plugin::steady_usec();
 
-    List job_queue = build_job_queue(true, true);
+    struct QueueList {  // the queue is freed on every path, exceptions included
+      List l;
+      ~QueueList() { FREE_NULL_LIST(l); }
+    } queue{build_job_queue(true, true)};
+    List job_queue = queue.l;
     sort_job_queue(job_queue);
     // build_job_queue(true, ...) cleared the pending jobs' start times: show
     // last cycle's planned starts until this cycle's passes replace them.
@@ -341,7 +346,9 @@ void run_cycle(State& s, const std::string& trigger) {
       }
       list_iterator_destroy(it);
     }
-    FREE_NULL_LIST(job_queue);
+    FREE_NULL_LIST(queue.l);
+    for (auto it = s.het_warned.begin(); it != s.het_warned.end();)
+      it = het_jobs.count(*it) ? std::next(it) : s.het_warned.erase(it);
     for (std::uint32_t h : het_jobs) {
       if (s.het_warned.insert(h).second)
         error("sched/easypp: heterogeneous JobId=%u: sched/easypp does not start heterogeneous "
