@@ -36,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -262,9 +263,56 @@ def ended_early(rec):
     return "state %s after %d s, limit %d s" % (state, end - start, limit)
 
 
+# --- scenarios running in the background ---------------------------------------
+
+# Long, mostly idle scenarios (waiting for Slurm's 30 s time-limit check, say)
+# run in a thread on their own cluster while the other tests run:
+# test_aa_background.py starts every registered one first, and the module
+# that registered it joins it and makes its assertions in its usual place.
+_background = {}  # name -> {"fn", "thread", "result", "error"}
+
+
+def background(name, fn):
+    """Register fn() (returns a result, may raise) as background scenario."""
+    _background.setdefault(name, {"fn": fn, "thread": None, "result": None, "error": None})
+
+
+def _run_background(rec):
+    try:
+        rec["result"] = rec["fn"]()
+    except BaseException as e:  # noqa: BLE001 - handed to the joining test
+        rec["error"] = e
+
+
+def start_background(names=None):
+    """Start the registered scenarios not started yet; return their names."""
+    started = []
+    for name, rec in _background.items():
+        if (names is None or name in names) and rec["thread"] is None:
+            rec["thread"] = threading.Thread(target=_run_background, args=(rec,),
+                                             name="easypp-" + name, daemon=True)
+            rec["thread"].start()
+            started.append(name)
+    return started
+
+
+def join_background(name, timeout):
+    """Wait for scenario `name` (starting it if nobody did); return its result
+    or raise its exception."""
+    start_background([name])
+    rec = _background[name]
+    rec["thread"].join(timeout)
+    if rec["thread"].is_alive():
+        raise ClusterError("background scenario %s still running after %ds" % (name, timeout))
+    if rec["error"] is not None:
+        raise rec["error"]
+    return rec["result"]
+
+
 # --- the cluster -------------------------------------------------------------
 
 _live_clusters = []
+_setup_lock = threading.Lock()
 
 
 def _stop_all():
@@ -444,8 +492,9 @@ class Cluster:
 
     def start(self):
         t0 = time.time()
-        ensure_munge()
-        self.users = ensure_users()
+        with _setup_lock:  # clusters may start in several threads at once
+            ensure_munge()
+            self.users = ensure_users()
         self.dir = tempfile.mkdtemp(prefix="easypp-cluster-")
         os.chmod(self.dir, 0o755)
         _live_clusters.append(self)

@@ -14,6 +14,7 @@ limit, 120 s: u2 has no history) and is backfilled at once.
 
 import os
 import sys
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -39,24 +40,44 @@ def scenario(c):
 
 
 class BackfillTest(unittest.TestCase):
+    """Both clusters run at the same time (the scenario is not sensitive to a
+    second either way), each in its own thread."""
 
-    def setUp(self):
-        require_plugin(self)
+    @classmethod
+    def setUpClass(cls):
+        require_plugin(cls)
+        cls.results = {}
+        runs = {"sched/easypp": "sched_interval=2,easypp_interval=1",
+                "sched/backfill": "sched_interval=2,bf_interval=1"}
+        threads = [threading.Thread(target=cls.run_on, args=(s, p)) for s, p in runs.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
 
-    def run_on(self, scheduler, params):
-        c = cluster.Cluster(scheduler=scheduler, nodes=8, cpus=1,
-                            scheduler_parameters=params)
-        c.start()
+    @classmethod
+    def run_on(cls, scheduler, params):
+        c = cluster.Cluster(scheduler=scheduler, nodes=8, cpus=1, scheduler_parameters=params)
         try:
+            c.start()
             jobs = scenario(c)
-            for name, d in jobs.items():
-                self.assertEqual(d["JobState"], "COMPLETED", "%s: %s" % (name, d))
-            return jobs, c.ctld_log_text()
+            cls.results[scheduler] = (jobs, c.ctld_log_text())
+        except Exception as e:  # reported by the test that needs it
+            cls.results[scheduler] = e
         finally:
             c.stop()
 
+    def result(self, scheduler):
+        r = self.results.get(scheduler)
+        if isinstance(r, Exception):
+            raise r
+        jobs, log = r
+        for name, d in jobs.items():
+            self.assertEqual(d["JobState"], "COMPLETED", "%s: %s" % (name, d))
+        return jobs, log
+
     def test_easypp_backfills_by_prediction(self):
-        jobs, log = self.run_on("sched/easypp", "sched_interval=2,easypp_interval=1")
+        jobs, log = self.result("sched/easypp")
         a, w, cj = jobs["A"], jobs["W"], jobs["C"]
         sys.stderr.write("\n  easypp: A %d-%d, C %d-%d, W %d\n" % (
             a["start"], a["end"], cj["start"], cj["end"], w["start"]))
@@ -69,7 +90,7 @@ class BackfillTest(unittest.TestCase):
         self.assertRegex(log, r"sched/easypp: reservation: JobId=%s " % w["JobId"])
 
     def test_backfill_keeps_it_waiting(self):
-        jobs, _ = self.run_on("sched/backfill", "sched_interval=2,bf_interval=1")
+        jobs, _ = self.result("sched/backfill")
         a, w, cj = jobs["A"], jobs["W"], jobs["C"]
         sys.stderr.write("\n  backfill: A %d-%d, W %d, C %d\n" % (
             a["start"], a["end"], w["start"], cj["start"]))
