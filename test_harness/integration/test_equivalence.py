@@ -9,10 +9,11 @@ and nodes coincide) is replayed twice:
     --begin at its (scaled) submit time, `sleep <runtime>` as its script.
 Time scale 1: one simulated second is one real second. The workload is
 pseudo-random with a fixed seed, chosen (and re-checked here) so that no
-decision depends on a second: its simulated start order is the same when
-every runtime grows by 0-1 s and every arrival slips by 0-1 s, which is
-what Slurm's whole-second clock, job launch and the agent's 1 s interval
-do to it. It is also chosen so that plain EASY orders it differently (the
+decision depends on a second or two: its simulated start order is the same
+when every runtime grows by 0-2 s and every arrival slips by 0-1 s, which
+is what Slurm's whole-second clock, job launch, the agent's 1 s interval
+and their accumulation along a chain of jobs do to it (the real starts lag
+the simulated ones by 1-2 s). It is also chosen so that plain EASY orders it differently (the
 test can tell EASY++ from EASY).
 
 Compared: the start ORDER. For every two jobs the simulator starts at
@@ -121,12 +122,12 @@ class EquivalenceTest(unittest.TestCase):
         """Preconditions of the comparison, in the simulator alone."""
         rnd = random.Random(1)
         for trial in range(30):
-            dr = [rnd.randint(0, 1) for _ in self.jobs]
+            dr = [rnd.randint(0, 2) for _ in self.jobs]
             ds = {t: rnd.randint(0, 1) for t in {j[0] for j in self.jobs}}
             got = simulate(self.sim, to_swf(
                 self.jobs, lambda i, s, r: (s + ds[s] if s > 0 else s, r + dr[i])))
             self.assertEqual(inversions(self.expected, got), [],
-                             "trial %d: a second changes the order" % trial)
+                             "trial %d: a second or two change the order" % trial)
         easy = simulate(self.sim, to_swf(self.jobs), "easy")
         self.assertNotEqual(inversions(self.expected, easy), [],
                             "EASY and EASY++ start this workload in the same order")
