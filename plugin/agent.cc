@@ -380,7 +380,12 @@ void run_cycle(State& s, const std::string& trigger) {
         const QueuedJob& qj = pq.jobs[id];
         job_record_t* job = find_job_record(id);
         const std::int64_t width = job && job->details ? job->details->min_cpus : 0;
-        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, width);
+        // Waiting since it became eligible (begin_time; Slurm sets it then),
+        // for the starvation guard (easypp_safe_after).
+        Time since = kNever;
+        if (job && job->details)
+          since = job->details->begin_time ? job->details->begin_time : job->details->submit_time;
+        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, width, since);
       }
       const easypp::PassResult r = easypp::schedule_pass(Time(now), q, adapter, cfg.sched.policy);
       st.reservations += r.reservations;

@@ -65,7 +65,7 @@ const KnobKey kKnobKeys[] = {
     {"easypp_history", "history-type"},  {"easypp_fullness", "fullness"},
     {"easypp_fallback", "fallback"},     {"easypp_propagation", "propagation"},
     {"easypp_correction", "correction"}, {"easypp_safe", "safe"},
-    {"easypp_plan", "plan"},
+    {"easypp_plan", "plan"},             {"easypp_safe_after", "safe-after"},
 };
 
 const char* yesno(bool b) { return b ? "yes" : "no"; }
@@ -82,6 +82,8 @@ std::string knob_value(const SchedulerConfig& c, std::string_view knob) {
   if (knob == "correction") return to_string(c.correction);
   if (knob == "safe") return yesno(c.policy.safe);
   if (knob == "plan") return c.plan == PlanWith::Estimate ? "estimate" : "prediction";
+  if (knob == "safe-after")
+    return c.policy.safe_after < 0 ? "off" : std::to_string(c.policy.safe_after);
   return {};
 }
 
@@ -107,6 +109,7 @@ std::string PluginConfig::describe() const {
   d += " correction=" + knob_value(s, "correction");
   d += std::string(" sjbf=") + yesno(s.policy.backfill == BackfillOrder::ShortestPrediction);
   d += " safe=" + knob_value(s, "safe");
+  d += " safe_after=" + knob_value(s, "safe-after");
   d += " max_job_test=" + std::to_string(max_job_test);
   d += " max_time=" + std::to_string(max_time) + "s";
   d += " yield_interval=" + std::to_string(yield_interval_usec) + "us";

@@ -6,7 +6,7 @@
 // warnings and the default is kept.
 //
 // The scheduling knobs (window, metric, history, fullness, fallback,
-// propagation, correction, sjbf, safe, plan) are not parsed here: they are
+// propagation, correction, sjbf, safe, safe_after, plan) are not parsed here: they are
 // handed to the scheduling core's own apply_knob(), so the plugin and
 // easypp-sim accept exactly the same values.
 //

@@ -51,7 +51,8 @@ class PluginConfigTest : public CppUnit::TestFixture {
         "easypp_history=extended,easypp_fullness=partial,easypp_fallback=relative,"
         "easypp_propagation=yes,easypp_correction=gradual,easypp_sjbf=no,easypp_safe=yes,"
         "easypp_plan=estimate,easypp_max_job_test=42,easypp_max_time=9,"
-        "easypp_yield_interval=150000,easypp_yield_sleep=20000,easypp_state=off");
+        "easypp_yield_interval=150000,easypp_yield_sleep=20000,easypp_state=off,"
+        "easypp_safe_after=86400");
     CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(7, c.interval);
@@ -70,6 +71,9 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(150000, c.yield_interval_usec);
     CPPUNIT_ASSERT_EQUAL(20000, c.yield_sleep_usec);
     CPPUNIT_ASSERT(!c.state);
+    CPPUNIT_ASSERT_EQUAL(Time(86400), c.sched.policy.safe_after);
+    CPPUNIT_ASSERT_EQUAL(Time(-1), parse_scheduler_parameters("easypp_safe_after=off")
+                                       .config.sched.policy.safe_after);
   }
 
   void testBadValuesFallBackToDefaults() {
@@ -77,8 +81,8 @@ class PluginConfigTest : public CppUnit::TestFixture {
     ParsedConfig p = parse_scheduler_parameters(
         "easypp_interval=0,easypp_window=31,easypp_metric=mode,easypp_correction=later,"
         "easypp_sjbf=maybe,easypp_state=sometimes,easypp_max_job_test=-1,"
-        "easypp_plan=runtime,easypp_yield_sleep=abc");
-    CPPUNIT_ASSERT_EQUAL(std::size_t(9), p.warnings.size());
+        "easypp_plan=runtime,easypp_yield_sleep=abc,easypp_safe_after=-5");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(10), p.warnings.size());
     const PluginConfig d;
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(d.interval, c.interval);
@@ -90,6 +94,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(d.max_job_test, c.max_job_test);
     CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
     CPPUNIT_ASSERT_EQUAL(d.yield_sleep_usec, c.yield_sleep_usec);
+    CPPUNIT_ASSERT_EQUAL(Time(-1), c.sched.policy.safe_after);
     CPPUNIT_ASSERT(p.warnings[0].find("easypp_interval='0'") != std::string::npos);
     CPPUNIT_ASSERT(p.warnings[0].find("using 30") != std::string::npos);
     CPPUNIT_ASSERT(p.warnings[2].find("easypp_metric='mode'") != std::string::npos);
@@ -132,7 +137,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(16), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(17), known_keys().size());
   }
 
   void testDescribeStartsWithInterval() {
