@@ -43,12 +43,16 @@ deps() {
   apt-get install -y -q --no-install-recommends $need
 }
 
+# build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and make.
 build() {
   deps
   ./contrib/fetch-slurm-source.sh
   [ -x configure ] || ./autogen.sh
-  if [ ! -f Makefile ] || [ configure -nt config.status ]; then
-    ./configure --enable-plugin
+  want="--enable-plugin $*"
+  have=$( [ -f config.status ] && ./config.status --config 2>/dev/null | tr -d "'" )
+  if [ ! -f Makefile ] || [ configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
+    # shellcheck disable=SC2086
+    ./configure $want
   fi
   make -j"$(nproc)"
 }
@@ -62,7 +66,9 @@ case $what in
     echo "== Replaying the built-in synthetic workload (easypp-gen defaults) =="
     exec ./test_harness/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
   test)
-    build
+    # The tests run a plugin whose planning-value check aborts instead of
+    # repairing (--enable-debug-checks): a leak must fail the suite loudly.
+    build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
       for f in test_harness/test-suite.log; do [ -f "$f" ] && cat "$f"; done
