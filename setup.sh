@@ -49,7 +49,8 @@ build() {
   ./contrib/fetch-slurm-source.sh
   [ -x configure ] || ./autogen.sh
   want="--enable-plugin $*"
-  have=$( [ -f config.status ] && ./config.status --config 2>/dev/null | tr -d "'" )
+  have=""
+  [ -f config.status ] && have=$(./config.status --config 2>/dev/null | tr -d "'")
   if [ ! -f Makefile ] || [ configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
     # shellcheck disable=SC2086
     ./configure $want
