@@ -15,7 +15,9 @@
 //      EASY++ must not make its head (limits, licenses, burst buffers,
 //      heterogeneous jobs, magnetic reservations), and run libpredict's
 //      schedule_pass() for each partition (highest priority first) over the
-//      Slurm adapter;
+//      Slurm adapter; then start each pending heterogeneous job, in Slurm's
+//      order, whose components all fit now around this cycle's reservations
+//      (start_het_job(): all components or none; never a reservation);
 //   5. collect the status, put every true end_time back, check, unlock;
 //      then write the status file and, if the history changed, the state
 //      file (no lock held while doing file I/O).
@@ -30,6 +32,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -59,6 +62,8 @@ using easypp::Time;
 using easypp::plugin::CycleEnv;
 using easypp::plugin::CycleStats;
 using easypp::plugin::EndTimeSwap;
+using easypp::plugin::HetCandidate;
+using easypp::plugin::HetStart;
 using easypp::plugin::JobTracker;
 using easypp::plugin::ParsedConfig;
 using easypp::plugin::PlannedStart;
@@ -83,7 +88,7 @@ struct State {
   std::uint64_t cycles = 0;
   easypp::plugin::Totals totals;
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
-  std::set<std::uint32_t> het_warned;
+  std::set<std::uint32_t> het_seen;  // het jobs already announced in the log
   Time next_wake = 0;       // Unix time of the next cycle
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
@@ -212,6 +217,7 @@ void run_cycle(State& s, const std::string& trigger) {
   PluginConfig cfg;
   std::map<std::uint32_t, PlannedStart> planned;
   Time retry_at = 0;  // a start waits for completing nodes, or the pass was cut short
+  std::uint32_t het_started = 0, het_undone = 0;  // heterogeneous jobs started / undone
   {
     CycleLocks locks;
     if (s.reload.exchange(false)) {
@@ -262,7 +268,11 @@ void run_cycle(State& s, const std::string& trigger) {
         const bool ran = s.tracker.seen_running(job->job_id) ||
                          (job->start_time > 0 && end > job->start_time &&
                           (job->nodes != nullptr || job->node_bitmap != nullptr));
-        if (ran) {
+        // A heterogeneous job is one run of its user: learned from its
+        // leader only (the components end together; learning each would put
+        // the same runtime into the history several times).
+        const bool het_component = job->het_job_id != 0 && job->het_job_id != job->job_id;
+        if (ran && !het_component) {
           const Time runtime = end - job->start_time - job->tot_sus_time;
           if (s.tracker.learn(job->job_id, job->user_id, runtime, estimate_of(job, nullptr)))
             ++st.learned;
@@ -303,7 +313,9 @@ void run_cycle(State& s, const std::string& trigger) {
     }
 
     std::vector<PartQueue> parts;
-    std::set<std::uint32_t> het_jobs;
+    std::set<std::uint32_t> het_jobs;  // every het job with a component in the queue
+    std::vector<std::uint32_t> het_order;  // leaders, in Slurm's order
+    std::map<std::uint32_t, HetCandidate::Component> het_components;  // by job id
     {
       std::map<std::string, std::size_t> index;
       ListIterator it = list_iterator_create(job_queue);
@@ -313,10 +325,7 @@ void run_cycle(State& s, const std::string& trigger) {
         part_record_t* part = rec->part_ptr;
         if (job == nullptr || part == nullptr || part->name == nullptr) continue;
         if (!IS_JOB_PENDING(job) || job->priority == 0 || job->details == nullptr) continue;
-        if (job->het_job_id != 0) {  // left to Slurm (see docs/plugin-internals.md)
-          het_jobs.insert(job->het_job_id);
-          continue;
-        }
+        if (job->het_job_id != 0) het_jobs.insert(job->het_job_id);
         // Magnetic reservations and multi-reservation requests: main scheduler.
         if (rec->resv_ptr != nullptr || job->resv_list != nullptr) continue;
         if (job->burst_buffer != nullptr) continue;  // stage-in: main scheduler
@@ -327,6 +336,18 @@ void run_cycle(State& s, const std::string& trigger) {
         if (!acct_policy_job_runnable_pre_select(job, false)) continue;
         if (job->license_list != nullptr && license_job_test(job, now, true) != SLURM_SUCCESS)
           continue;
+        if (job->het_job_id != 0) {
+          // Never in an EASY++ pass (never the head, never reserved for):
+          // started after the passes when all its components fit now.
+          HetCandidate::Component& hc = het_components[job->job_id];
+          if (hc.job_id == 0) {
+            hc.job_id = job->job_id;
+            if (job->het_job_id == job->job_id) het_order.push_back(job->job_id);
+            s.tracker.pending(job->job_id, job->user_id, estimate_of(job, part), cycle);
+          }
+          hc.parts.emplace_back(part, rec->priority);
+          continue;
+        }
         auto pi = index.find(part->name);
         if (pi == index.end()) {
           pi = index.emplace(part->name, parts.size()).first;
@@ -347,12 +368,12 @@ void run_cycle(State& s, const std::string& trigger) {
       list_iterator_destroy(it);
     }
     FREE_NULL_LIST(queue.l);
-    for (auto it = s.het_warned.begin(); it != s.het_warned.end();)
-      it = het_jobs.count(*it) ? std::next(it) : s.het_warned.erase(it);
+    for (auto it = s.het_seen.begin(); it != s.het_seen.end();)
+      it = het_jobs.count(*it) ? std::next(it) : s.het_seen.erase(it);
     for (std::uint32_t h : het_jobs) {
-      if (s.het_warned.insert(h).second)
-        error("sched/easypp: heterogeneous JobId=%u: sched/easypp does not start heterogeneous "
-              "jobs (and Slurm's main scheduler never does); it stays pending",
+      if (s.het_seen.insert(h).second)
+        debug("sched/easypp: heterogeneous JobId=%u pending: started when all its components "
+              "fit now, never reserved for",
               h);
     }
 
@@ -391,11 +412,55 @@ void run_cycle(State& s, const std::string& trigger) {
       st.reservations += r.reservations;
       if (!r.interrupted && !env.interrupted) finished_parts.insert(pq.name);
     }
+
+    // --- heterogeneous jobs ----------------------------------------------------------
+    // After the passes, so that a het job (which has no reservation) is a
+    // backfill candidate like any other: it can only use what this cycle's
+    // heads leave, and never delays one of them (it keeps off their reserved
+    // nodes unless it ends before their shadow). In Slurm's order among
+    // themselves. Not when a pass was cut short: the reservations are then
+    // incomplete (the next cycle comes at once after a state change).
+    for (std::uint32_t hid : het_order) {
+      if (env.interrupted) break;
+      job_record_t* leader = find_job_record(hid);
+      if (leader == nullptr || !IS_JOB_PENDING(leader) || leader->het_job_list == nullptr)
+        continue;
+      HetCandidate h;
+      h.het_job_id = hid;
+      bool runnable = true;
+      ListIterator it = list_iterator_create(leader->het_job_list);
+      job_record_t* comp;
+      while ((comp = static_cast<job_record_t*>(list_next(it)))) {
+        if (comp->het_job_id != hid) {  // a damaged list: leave the job alone
+          runnable = false;
+          break;
+        }
+        if (!IS_JOB_PENDING(comp)) continue;  // as backfill: only pending ones start
+        auto c = het_components.find(comp->job_id);
+        const easypp::plugin::TrackedJob* tj = s.tracker.find(comp->job_id);
+        if (c == het_components.end() || c->second.parts.empty() || tj == nullptr) {
+          runnable = false;  // a component cannot start now (held, limits, begin time...)
+          break;
+        }
+        h.components.push_back(c->second);
+        h.prediction = std::max(h.prediction, tj->prediction);
+        h.estimate = std::max(h.estimate, tj->estimate);
+      }
+      list_iterator_destroy(it);
+      if (!runnable || h.components.empty()) continue;
+      if (!easypp::plugin::cycle_may_continue(env)) break;  // budget, yield
+      const HetStart r = easypp::plugin::start_het_job(env, h);
+      if (r == HetStart::kNoFit)
+        debug2("sched/easypp: heterogeneous JobId=%u: not every component fits now", hid);
+    }
+
     st.tested = env.tested;
     st.started_in_order = env.started_in_order;
     st.started_backfill = env.started_backfill;
     st.yields = env.yields;
     st.interrupted = env.interrupted;
+    het_started = env.het_started;
+    het_undone = env.het_undone;
 
     // Planned starts of last cycle's heads that are heads no more.
     for (const auto& kv : s.planned) {
@@ -504,10 +569,11 @@ void run_cycle(State& s, const std::string& trigger) {
   s.next_job = why == "correction" ? jid : 0;
 
   debug("sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
-        "started=%u(backfill %u) reservations=%u corrections=%u learned=%u yields=%u time=%ldus%s",
+        "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
+        "yields=%u time=%ldus%s",
         st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
-        st.started_in_order + st.started_backfill, st.started_backfill, st.reservations,
-        st.corrections, st.learned, st.yields, long(st.seconds * 1e6),
+        st.started_in_order + st.started_backfill, st.started_backfill, het_started, het_undone,
+        st.reservations, st.corrections, st.learned, st.yields, long(st.seconds * 1e6),
         st.interrupted ? " (interrupted)" : "");
 }
 
@@ -525,6 +591,9 @@ extern "C" int easypp_core_init(char* desc, size_t desc_len) {
     s.tracker.configure(c.sched);
     set_paths(s);
     if (c.state) load_history(s);
+    if (easypp::plugin::het_fault_injection())
+      info("sched/easypp: debug: EASYPP_DEBUG_HET_FAIL is set: the last component of every "
+           "heterogeneous job will fail to start (tests the undo of partial starts)");
     s.next_wake = time(nullptr) + 1;
     s.next_trigger = "startup";
     if (desc != nullptr && desc_len > 0) {

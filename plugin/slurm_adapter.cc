@@ -15,13 +15,19 @@
 //    The reserved nodes R prefer the nodes those jobs release over nodes
 //    free now, so "free now and not in R" is the paper's extra processors
 //    when nodes are identical.
+//  - heterogeneous jobs (start_het_job): all components or none, each
+//    tested like a backfill candidate on nodes of its own; a component
+//    failing to start after others did is undone as sched/backfill does.
 #include "slurm_adapter.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <memory>
+#include <string>
 
 #include "sched_easypp.h"
 
@@ -529,49 +535,254 @@ Time SlurmAdapter::reserve(JobHandle h, Time duration, bool is_head) {
   return shadow;
 }
 
-bool SlurmAdapter::may_continue() {
-  if (env_.interrupted) return false;
-  if (env_.tested >= std::uint32_t(env_.cfg.max_job_test)) {
-    env_.interrupted = true;
-    env_.interrupt_reason = "max_job_test";
+// --- heterogeneous jobs -------------------------------------------------------------
+
+bool het_fault_injection() {
+#ifdef EASYPP_DEBUG_CHECKS
+  static const bool on = [] {
+    const char* v = std::getenv("EASYPP_DEBUG_HET_FAIL");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+// The head of reservation r has waited past easypp_safe_after (the policy's
+// starvation guard): whatever backfills around it must end before its
+// shadow even at its limit.
+bool starving_head(const CycleEnv& env, const PartReservation& r) {
+  const Time after = env.cfg.sched.policy.safe_after;
+  if (after < 0) return false;
+  const job_record_t* head = find_job_record(r.job_id);
+  if (head == nullptr || head->details == nullptr) return false;
+  const time_t since =
+      head->details->begin_time ? head->details->begin_time : head->details->submit_time;
+  return since > 0 && Time(env.now) - Time(since) >= after;
+}
+
+// A het job is a backfill candidate of every partition it touches: it keeps
+// off the nodes every reservation of this cycle holds for its head, unless
+// it would end before that head's shadow (case (a)), by its prediction, or
+// by its limit with easypp_safe or when the head starves.
+void exclude_reserved_for_het(const CycleEnv& env, bitstr_t* avail, const HetCandidate& h) {
+  for (const PartReservation& r : env.reservations) {
+    if (!r.nodes) continue;
+    const bool safe = env.cfg.sched.policy.safe || starving_head(env, r);
+    const Time bound = Time(env.now) + (safe ? h.estimate : h.prediction);
+    if (bound > r.shadow) bit_and_not(avail, r.nodes.get());
+  }
+}
+
+// Undo a partial start: every started component goes back to pending as
+// sched/backfill's _het_job_kill_now() leaves it (written from its
+// description, docs/plugin-internals.md 5.2): eligible again only after the
+// job credential's lifetime (the credentials already issued must expire
+// first), end_time = now, PENDING|COMPLETING, its completion logged and its
+// nodes deallocated (slurmd kills anything a prolog started), its submission
+// counted again by the association limits, and requeue bookkeeping finished
+// at once when no node is left completing. The caller has restored the true
+// end_times.
+void deallocate_het_components(const std::vector<std::uint32_t>& started, std::uint32_t het_id,
+                               const std::string& failed, int failed_rc) {
+  const time_t now = time(nullptr);
+  // The credential expiration window (slurm_cred.c: 120 s unless
+  // AuthInfo=cred_expire=); 1200 only if it cannot be read, as in Slurm.
+  int cred_lifetime = 1200;
+  (void)slurm_cred_ctx_get(slurmctld_config.cred_ctx, SLURM_CRED_OPT_EXPIRY_WINDOW,
+                           &cred_lifetime);
+  for (std::uint32_t id : started) {
+    job_record_t* job = find_job_record(id);
+    if (job == nullptr || IS_JOB_PENDING(job) || job->details == nullptr) continue;
+    info("sched/easypp: heterogeneous JobId=%u: deallocating %s on %s: %s did not start (%s); "
+         "eligible again in %d s",
+         het_id, job_str(job).c_str(), job->nodes ? job->nodes : "?", failed.c_str(),
+         slurm_strerror(failed_rc), cred_lifetime + 1);
+    job->details->begin_time = now + cred_lifetime + 1;
+    job->end_time = now;
+    job->job_state = JOB_PENDING | JOB_COMPLETING;
+    last_job_update = now;
+    build_cg_bitmap(job);
+    job_completion_logger(job, false);
+    deallocate_nodes(job, false, false, false);
+    // job_completion_logger() took the submission off the association
+    // limits: count it again (no burst buffer stage-out: JOB_KILL_HURRY).
+    const std::uint64_t saved_flags = job->bit_flags;
+    job->bit_flags |= JOB_KILL_HURRY;
+    acct_policy_add_job_submit(job);
+    job->bit_flags = saved_flags;
+    if (job->node_bitmap_cg == nullptr || bit_set_count(job->node_bitmap_cg) == 0)
+      batch_requeue_fini(job);
+  }
+}
+
+}  // namespace
+
+HetStart start_het_job(CycleEnv& env, const HetCandidate& h) {
+  // One component's choice: the partition it fits in (its adapter; the
+  // adapter keeps a reference to `jobs`, hence the stable heap address) and
+  // the nodes WILL_RUN chose for it.
+  struct Choice {
+    std::uint32_t job_id = 0;
+    std::map<std::uint32_t, QueuedJob> jobs;
+    std::unique_ptr<SlurmAdapter> adapter;
+    Bitmap selected;
+  };
+  std::vector<std::unique_ptr<Choice>> plan;
+  const int nodes = std::max(node_record_count, 1);
+  Bitmap taken(bit_alloc(nodes));  // nodes chosen for the components tested so far
+  bool completing = false;
+
+  // 1. Test: does every component fit now, each on nodes of its own?
+  for (const HetCandidate::Component& c : h.components) {
+    ++env.tested;
+    bool fits = false;
+    for (const auto& pp : c.parts) {
+      auto ch = std::make_unique<Choice>();
+      ch->job_id = c.job_id;
+      ch->jobs[c.job_id] = QueuedJob{c.job_id, pp.second, h.prediction, h.estimate};
+      ch->adapter = std::make_unique<SlurmAdapter>(env, pp.first, ch->jobs);
+      job_record_t* job = ch->adapter->pending_job(c.job_id);
+      if (job == nullptr) return HetStart::kNoFit;  // no longer pending (or held)
+      SlurmAdapter::Test t;
+      if (!ch->adapter->prepare(job, &t)) continue;
+      exclude_reserved_for_het(env, t.avail.get(), h);
+      bit_and_not(t.avail.get(), taken.get());
+      Bitmap sel;
+      if (ch->adapter->will_run(job, t, t.avail.get(), true, nullptr, &sel) != SLURM_SUCCESS)
+        continue;
+      if ((cg_node_bitmap && bit_overlap_any(sel.get(), cg_node_bitmap)) ||
+          (rs_node_bitmap && bit_overlap_any(sel.get(), rs_node_bitmap))) {
+        completing = true;  // fits, but on nodes still completing a job: not now
+        continue;
+      }
+      bit_or(taken.get(), sel.get());
+      ch->selected = std::move(sel);
+      plan.push_back(std::move(ch));
+      fits = true;
+      break;
+    }
+    if (!fits) {
+      if (completing) env.retry_soon = true;
+      return completing ? HetStart::kCompleting : HetStart::kNoFit;
+    }
+  }
+  if (plan.empty()) return HetStart::kNoFit;
+
+  // 2. All fit: start them in the same order. Each component may use the
+  // nodes it was tested on, but not those of the components started before
+  // it nor those chosen for the ones still to come, so a later component
+  // still finds what its test found.
+  Bitmap used(bit_alloc(nodes));
+  std::vector<std::uint32_t> started;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    Choice& ch = *plan[k];
+    SlurmAdapter& a = *ch.adapter;
+    job_record_t* job = a.pending_job(ch.job_id);
+    int rc = ESLURM_NODES_BUSY;
+    SlurmAdapter::Test t;
+    if (job == nullptr) {
+      rc = ESLURM_INVALID_JOB_ID;
+    } else if (a.prepare(job, &t)) {
+      exclude_reserved_for_het(env, t.avail.get(), h);
+      bit_and_not(t.avail.get(), used.get());
+      for (std::size_t j = k + 1; j < plan.size(); ++j)
+        bit_and_not(t.avail.get(), plan[j]->selected.get());
+      if (het_fault_injection() && k > 0 && k + 1 == plan.size()) {
+        info("sched/easypp: debug: EASYPP_DEBUG_HET_FAIL: offering %s no node",
+             job_str(job).c_str());
+        bit_clear_all(t.avail.get());
+      }
+      rc = a.start_job(job, t.avail.get());  // true end_times back for select_nodes()
+    }
+    if (rc != SLURM_SUCCESS) {
+      const std::string failed = job ? job_str(job) : "JobId=" + std::to_string(ch.job_id);
+      if (started.empty()) {
+        debug("sched/easypp: heterogeneous JobId=%u: %s did not start (%s); nothing started",
+              h.het_job_id, failed.c_str(), slurm_strerror(rc));
+        return HetStart::kNoFit;
+      }
+      env.swap.restore();
+      deallocate_het_components(started, h.het_job_id, failed, rc);
+      env.swap.apply(env.now);
+      ++env.het_undone;
+      info("sched/easypp: heterogeneous JobId=%u: start undone (%zu of %zu components had "
+           "started)",
+           h.het_job_id, started.size(), plan.size());
+      return HetStart::kUndone;
+    }
+    started.push_back(job->job_id);
+    if (job->node_bitmap != nullptr) bit_or(used.get(), job->node_bitmap);
+  }
+
+  // 3. Every component runs: account, track, log.
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    job_record_t* job = find_job_record(started[k]);
+    if (job == nullptr) continue;
+    env.account_start(job);
+    env.tracker.started(job->job_id, job->job_id, job->start_time + job->tot_sus_time, env.cycle);
+    ++env.started_backfill;
+    const TrackedJob* tj = env.tracker.find(job->job_id);
+    info("sched/easypp: started %s in %s on %s (heterogeneous, component %zu of %zu, "
+         "prediction %ld s, limit %u min)",
+         job_str(job).c_str(), plan[k]->adapter->part_name_.c_str(),
+         job->nodes ? job->nodes : "?", k + 1, plan.size(),
+         long(tj ? tj->prediction : h.prediction), job->time_limit);
+  }
+  ++env.het_started;
+  info("sched/easypp: heterogeneous JobId=%u: all %zu components started (prediction %ld s)",
+       h.het_job_id, plan.size(), long(h.prediction));
+  return HetStart::kStarted;
+}
+
+bool SlurmAdapter::may_continue() { return cycle_may_continue(env_); }
+
+bool cycle_may_continue(CycleEnv& env) {
+  if (env.interrupted) return false;
+  if (env.tested >= std::uint32_t(env.cfg.max_job_test)) {
+    env.interrupted = true;
+    env.interrupt_reason = "max_job_test";
     return false;
   }
   const std::int64_t t = steady_usec();
-  if (t - env_.started_usec >= std::int64_t(env_.cfg.max_time) * 1000000) {
-    env_.interrupted = true;
-    env_.interrupt_reason = "max_time";
+  if (t - env.started_usec >= std::int64_t(env.cfg.max_time) * 1000000) {
+    env.interrupted = true;
+    env.interrupt_reason = "max_time";
     return false;
   }
-  if (t - env_.locked_usec < env_.cfg.yield_interval_usec) return true;
+  if (t - env.locked_usec < env.cfg.yield_interval_usec) return true;
 
   // Yield the locks like sched/backfill: true end_times back, check, unlock,
   // sleep, lock; give up the pass if anything changed meanwhile.
-  env_.swap.restore();
+  env.swap.restore();
   assert_no_planning_values("yielding the locks");
   const time_t job_u = last_job_update, node_u = last_node_update, part_u = last_part_update,
                resv_u = last_resv_update, conf_u = slurm_conf.last_update;
   easypp_slurm_unlock();
-  easypp_agent_nap(env_.cfg.yield_sleep_usec);
+  easypp_agent_nap(env.cfg.yield_sleep_usec);
   easypp_slurm_lock();
-  env_.locked_usec = steady_usec();
-  ++env_.yields;
+  env.locked_usec = steady_usec();
+  ++env.yields;
   if (easypp_agent_stopping()) {
-    env_.interrupted = true;
-    env_.interrupt_reason = "stopping";
+    env.interrupted = true;
+    env.interrupt_reason = "stopping";
     return false;
   }
   if (easypp_core_reload_pending()) {
-    env_.interrupted = true;
-    env_.interrupt_reason = "reconfigure";
+    env.interrupted = true;
+    env.interrupt_reason = "reconfigure";
     return false;
   }
   if (job_u != last_job_update || node_u != last_node_update || part_u != last_part_update ||
       resv_u != last_resv_update || conf_u != slurm_conf.last_update) {
-    env_.interrupted = true;
-    env_.interrupt_reason = "state changed during yield";
+    env.interrupted = true;
+    env.interrupt_reason = "state changed during yield";
     return false;
   }
-  env_.swap.apply(env_.now);
+  env.swap.apply(env.now);
   return true;
 }
 

@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "easypp/policy.h"
@@ -159,9 +160,11 @@ struct CycleEnv {
   std::vector<std::int64_t> idle;
 
   // statistics
-  std::uint32_t tested = 0;   ///< adapter tests (start_now + backfill)
+  std::uint32_t tested = 0;   ///< adapter tests (start_now + backfill, het components)
   std::uint32_t started_in_order = 0;
-  std::uint32_t started_backfill = 0;
+  std::uint32_t started_backfill = 0;  ///< het components included
+  std::uint32_t het_started = 0;  ///< heterogeneous jobs started (all components)
+  std::uint32_t het_undone = 0;   ///< heterogeneous starts undone (a component failed)
   std::uint32_t yields = 0;
   std::uint32_t probes = 0;   ///< WILL_RUN calls
   bool interrupted = false;   ///< budget spent or state changed during a yield
@@ -184,6 +187,54 @@ struct QueuedJob {
   Time estimate = 0;
 };
 
+/// A pending heterogeneous job as the cycle found it in Slurm's queue.
+/// Het jobs never enter an EASY++ pass (never the head, never reserved for):
+/// after the passes, start_het_job() starts all components together if all
+/// of them fit now, or none.
+struct HetCandidate {
+  struct Component {
+    std::uint32_t job_id = 0;
+    /// The partitions it is queued in, in Slurm's order, with its priority
+    /// there. Valid for the cycle: a yield during which partitions changed
+    /// ends it (cycle_may_continue()).
+    std::vector<std::pair<part_record_t*, std::uint32_t>> parts;
+  };
+  std::uint32_t het_job_id = 0;       ///< the leader's job id
+  std::vector<Component> components;  ///< the pending components, leader first
+  Time prediction = 0;  ///< the het job's prediction: the max over its components
+  Time estimate = 0;    ///< the max of the components' time limits
+};
+
+enum class HetStart {
+  kStarted,     ///< every component started
+  kNoFit,       ///< some component does not fit now: nothing was started
+  kCompleting,  ///< fits only on nodes still completing: nothing started, retry soon
+  kUndone,      ///< a component failed to start after others had: those were deallocated
+};
+
+/// Test every pending component of `h` with WILL_RUN + TEST_NOW_ONLY on its
+/// usable nodes, minus the nodes of this cycle's EASY++ reservations whose
+/// shadow lies before the het job's planning bound (now + prediction; the
+/// limit with easypp_safe or for a starving head), minus the nodes chosen
+/// for the components tested before it (components go on distinct nodes,
+/// as under sched/backfill). If and only if all fit, start them in that
+/// order through the adapter's start path (true end_times back first). A
+/// component failing to start after others started: the started ones are
+/// deallocated and put back to pending exactly as sched/backfill's
+/// _het_job_kill_now() does (eligible again after the credential lifetime).
+HetStart start_het_job(CycleEnv& env, const HetCandidate& h);
+
+/// The yield point and budget of a cycle (easypp_max_job_test, _max_time,
+/// _yield_interval/_yield_sleep): false ends the cycle's scheduling.
+bool cycle_may_continue(CycleEnv& env);
+
+/// Builds with --enable-debug-checks only: slurmctld's environment has
+/// EASYPP_DEBUG_HET_FAIL set, so the last component of every het job is
+/// offered no node when it is started (select_nodes() really fails) and the
+/// partial start is undone. For the integration test of the undo path;
+/// always false in other builds.
+bool het_fault_injection();
+
 /// The policy adapter for one partition's pass (the concept in policy.h).
 class SlurmAdapter {
  public:
@@ -203,6 +254,7 @@ class SlurmAdapter {
   bool try_start_now(std::uint32_t id, Time end_bound);
 
  private:
+  friend HetStart start_het_job(CycleEnv& env, const HetCandidate& h);
   struct Test;
   bool prepare(job_record_t* job, Test* t) const;
   void exclude_reserved(bitstr_t* avail, Time end_bound, bool include_own) const;
