@@ -490,12 +490,25 @@ def parse_easypp_cycle(rest):
 
 class Monitor:
     """Collects every scheduling cycle of the running scheduler: for backfill
-    by polling sdiag, for easypp from its debug lines in slurmctld's log."""
+    by polling sdiag, for easypp from its debug lines in slurmctld's log.
 
-    def __init__(self, bench, sched):
+    nudge_job: sched/backfill skips a cycle when no job, node, partition or
+    reservation changed since its last one (_more_work()), which on a frozen
+    queue leaves it idle for up to sched_interval. On a real machine
+    something always changes; here the monitor touches one running job
+    (scontrol update Comment=...) right after every cycle it sees, for both
+    schedulers alike. Right after a cycle, never during one: a change seen
+    while backfill yields its locks ends its cycle early."""
+
+    def __init__(self, bench, sched, nudge_job=None):
         self.b, self.sched = bench, sched
+        self.nudge_job = nudge_job
+        self.nudges = 0
+        self.last_seen = time.time()
+        self.max_cycle = 0.0
         self.cycles = []
         self.missed = 0
+        self.bf_started = None
         self.lock = threading.Lock()
         self.stop_ev = threading.Event()
         self.error = None
@@ -508,7 +521,17 @@ class Monitor:
     def _run(self):
         while not self.stop_ev.is_set():
             try:
+                n = self.count()
                 self.poll()
+                if self.count() > n:
+                    self.last_seen = time.time()
+                    self.max_cycle = max([self.max_cycle] + [
+                        c["seconds"] for c in self.since(n)])
+                    self.nudge()
+                elif self.nudge_job and time.time() - self.last_seen > \
+                        4 * self.b.a.interval + 2 * self.max_cycle + 5:
+                    self.last_seen = time.time()  # none seen for long: once more
+                    self.nudge()
             except Exception as e:  # noqa: BLE001 - reported by wait()
                 self.error = e
             self.stop_ev.wait(0.25 if self.sched == EP else 0.4)
@@ -544,6 +567,11 @@ class Monitor:
         # A cycle counts when "Total cycles" grows: it is incremented at the
         # end of a cycle, while "Last cycle when" and the depth counters
         # change as soon as the next cycle starts.
+        # jobs started during the cycle are counted while it runs: the
+        # difference is taken from one recorded cycle to the next
+        bf_started = d.get("bf:Total backfilled jobs (since last slurm start)", 0)
+        if self.bf_started is None or bf_started < self.bf_started:
+            self.bf_started = prev.get("bf:Total backfilled jobs (since last slurm start)", 0)
         ptotal = prev.get("bf:Total cycles", 0)
         if total < ptotal:  # sdiag -r
             if total == 0:
@@ -555,12 +583,19 @@ class Monitor:
                "tested": d.get("bf:Last depth cycle (try sched)", 0),
                "depth": d.get("bf:Last depth cycle", 0),
                "queue": d.get("bf:Last queue length", 0),
-               "started": max(0, d.get("bf:Total backfilled jobs (since last slurm start)", 0) -
-                              prev.get("bf:Total backfilled jobs (since last slurm start)", 0)),
+               "started": max(0, bf_started - self.bf_started),
                "at": time.time()}
+        self.bf_started = bf_started
         with self.lock:
             self.missed += max(0, total - ptotal - 1)
             self.cycles.append(cyc)
+
+    def nudge(self):
+        if not self.nudge_job:
+            return
+        self.nudges += 1
+        self.b.c.client("scontrol", "update", "JobId=%d" % self.nudge_job,
+                        "Comment=bench-nudge-%d" % self.nudges, timeout=60, check=False)
 
     def count(self):
         with self.lock:
@@ -616,7 +651,7 @@ def run_phase(b, sched, scenario, rep, profile=False):
     if b.c.scheduler != sched or not a.quick:
         b.switch(sched)
     b.wait_nodes(("alloc", "mix"))
-    mon = Monitor(b, sched)
+    mon = Monitor(b, sched, nudge_job=b.blockers[0] if a.nudge else None)
     perf = None
     try:
         budget = a.interval + a.max_time + 10
@@ -641,7 +676,7 @@ def run_phase(b, sched, scenario, rep, profile=False):
             finish_perf(b, perf)
     s = summarize(cycles)
     s.update({"scenario": scenario, "scheduler": sched, "rep": rep, "wall_s": wall,
-              "missed": mon.missed, "profiled": profile})
+              "missed": mon.missed, "profiled": profile, "nudges": mon.nudges})
     if cpu0[0] is not None and cpu1[0] is not None:
         s["thread_cpu_ms_per_cycle"] = 1000 * (cpu1[0] - cpu0[0]) / n_cpu
     if cpu0[1] is not None and cpu1[1] is not None:
@@ -684,7 +719,9 @@ def start_perf(b, sched, scenario):
             pass
     out = os.path.join(b.a.out or tempfile.gettempdir(),
                        "perf-%s-%s.data" % (scenario, SHORT[sched]))
-    argv = ["perf", "record", "-q", "-F", "499", "-g", "-o", out]
+    # backfill's cycles are long: a lower rate keeps the DWARF stacks small
+    argv = ["perf", "record", "-q", "-F", "1999" if sched == EP else "499",
+            "--call-graph", "dwarf,8192", "-o", out]
     argv += ["-t", tid] if tid else ["-p", str(pid)]
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(0.5)
@@ -705,11 +742,18 @@ def finish_perf(b, perf):
     r = subprocess.run(["perf", "report", "-i", out, "--stdio", "--no-children",
                         "--sort", "dso,symbol", "--percent-limit", "1.5", "-g", "none"],
                        capture_output=True, text=True)
-    lines = [l for l in r.stdout.splitlines() if l.strip() and not l.startswith("#")]
+    lines = [re.sub(r"\s+-\s+-\s*$", "", l)[:150] for l in r.stdout.splitlines()
+             if l.strip() and not l.startswith("#")]
     text = "\n".join(lines[:30])
     b.results.setdefault("profiles", {})["%s/%s" % (scenario, SHORT[sched])] = text
     with open(out + ".txt", "w") as f:
         f.write(r.stdout)
+    # inclusive times (callees included) of every symbol, for the analysis
+    r2 = subprocess.run(["perf", "report", "-i", out, "--stdio", "--children",
+                         "--sort", "symbol", "--percent-limit", "1", "-g", "none"],
+                        capture_output=True, text=True)
+    with open(out + ".children.txt", "w") as f:
+        f.write(r2.stdout)
     say("perf profile of %s (%s), scheduler thread, top symbols:\n%s" % (
         SHORT[sched], scenario, text or r.stderr[-2000:]))
 
@@ -1046,6 +1090,9 @@ def parse_args(argv):
     p.add_argument("--flow-jobs", type=int, default=600)
     p.add_argument("--flow-seconds", type=int, default=120)
     p.add_argument("--submitters", type=int, default=4, help="sbatch processes in parallel")
+    p.add_argument("--no-nudge", dest="nudge", action="store_false",
+                   help="do not touch a running job after each cycle of the frozen queue "
+                        "(sched/backfill then skips cycles while nothing changes)")
     p.add_argument("--min-job-age", type=int, default=86400)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--perf", action="store_true",
