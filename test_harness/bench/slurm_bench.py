@@ -920,7 +920,9 @@ def report(b):
     out = []
     w = out.append
     w("")
-    w("sched/easypp vs sched/backfill: scheduling cycle on the same queue")
+    w("sched/easypp vs sched/backfill: scheduling cycle on the same queue (%s)" % (
+        time.strftime("%Y-%m-%d %H:%M %Z")))
+    w("command: %s" % b.results["settings"].get("command"))
     w("machine: %s, %d CPUs (%s), load avg %s" % (
         socket.gethostname(), os.cpu_count(), cpu_model(), " ".join(
             "%.2f" % x for x in os.getloadavg())))
