@@ -886,6 +886,9 @@ def run_flow(b):
             s["jobs_started_by_scheduler"] = sd.get(
                 "bf:Total backfilled jobs (since last stats cycle start)",
                 s["jobs_started_by_scheduler"])
+        # one definition for both: the scheduler's own total over the window
+        # (sdiag's for backfill, the cycle lines' for easypp) per cycle
+        s["started_per_cycle"] = (s["jobs_started_by_scheduler"] or 0) / max(1, len(cycles))
         if cpu0[0] is not None and cpu1[0] is not None:
             s["thread_cpu_ms_per_cycle"] = 1000 * (cpu1[0] - cpu0[0]) / max(1, len(cycles))
         b.results["phases"].append(s)
@@ -1014,7 +1017,7 @@ def report(b):
     fl = [p for p in phases if p["scenario"] == "flow"]
     if fl:
         w("")
-        w("scenario flow: blockers cancelled at once, %d jobs can start, %ds observed" % (
+        w("scenario flow: %d queued jobs, whole-node blockers cancelled at once, %ds observed" % (
             a.flow_jobs, a.flow_seconds))
         hdr = ("%-9s %6s %9s %9s %9s %9s %11s %11s %11s" % (
             "scheduler", "cycles", "mean ms", "median ms", "max ms", "tested/c",
