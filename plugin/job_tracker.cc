@@ -47,6 +47,16 @@ Time JobTracker::fresh(TrackedJob& j) {
   return j.prediction;
 }
 
+TrackedJob JobTracker::first_sight(std::uint32_t id, UserId user, Time estimate) {
+  TrackedJob j;
+  j.job_id = id;
+  j.user = user;
+  j.estimate = estimate;
+  fresh(j);
+  j.first_prediction = j.prediction;
+  return j;
+}
+
 TrackedJob& JobTracker::pending(std::uint32_t id, UserId user, Time estimate,
                                 std::uint64_t cycle) {
   auto it = jobs_.find(id);
@@ -54,12 +64,7 @@ TrackedJob& JobTracker::pending(std::uint32_t id, UserId user, Time estimate,
       it->second.estimate != estimate) {
     // First sight, back to pending after a requeue, or the time limit was
     // changed (scontrol update): a new job as far as planning goes.
-    TrackedJob j;
-    j.job_id = id;
-    j.user = user;
-    j.estimate = estimate;
-    fresh(j);
-    j.first_prediction = j.prediction;
+    TrackedJob j = first_sight(id, user, estimate);
     j.seen = cycle;
     auto& slot = jobs_[id];
     slot = j;
@@ -84,13 +89,7 @@ TrackedJob& JobTracker::running(std::uint32_t id, UserId user, Time estimate, Ti
                                 std::uint64_t cycle) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
-    TrackedJob j;
-    j.job_id = id;
-    j.user = user;
-    j.estimate = estimate;
-    fresh(j);
-    j.first_prediction = j.prediction;
-    it = jobs_.emplace(id, j).first;
+    it = jobs_.emplace(id, first_sight(id, user, estimate)).first;
   }
   TrackedJob& j = it->second;
   if (j.estimate != estimate) {

@@ -140,6 +140,8 @@ class JobTracker {
 
  private:
   Time fresh(TrackedJob& j);
+  /// A job seen for the first time (or planned anew): its first planning value.
+  TrackedJob first_sight(std::uint32_t id, UserId user, Time estimate);
 
   SchedulerConfig cfg_;
   Predictor predictor_;

@@ -67,7 +67,12 @@ static int64_t _usec_since(const struct timeval *t0)
 	       (t1.tv_usec - t0->tv_usec);
 }
 
-int64_t easypp_agent_sleep(int64_t usec)
+/*
+ * Wait on term_cond for up to usec microseconds or until the agent is
+ * stopped; with `wakeable`, also until easypp_agent_wake() (whose flag it
+ * consumes). Returns the microseconds actually waited.
+ */
+static int64_t _timed_wait(int64_t usec, bool wakeable)
 {
 	struct timeval t0;
 	struct timespec until;
@@ -81,7 +86,7 @@ int64_t easypp_agent_sleep(int64_t usec)
 	until.tv_nsec = nsec % 1000000000;
 
 	slurm_mutex_lock(&term_lock);
-	while (!stop_agent && !wake_agent) {
+	while (!stop_agent && !(wakeable && wake_agent)) {
 		int err = pthread_cond_timedwait(&term_cond, &term_lock,
 						 &until);
 		if (err == ETIMEDOUT)
@@ -92,37 +97,21 @@ int64_t easypp_agent_sleep(int64_t usec)
 			break;
 		}
 	}
-	wake_agent = false;
+	if (wakeable)
+		wake_agent = false;
 	slurm_mutex_unlock(&term_lock);
 	return _usec_since(&t0);
 }
 
+int64_t easypp_agent_sleep(int64_t usec)
+{
+	return _timed_wait(usec, true);
+}
+
 void easypp_agent_nap(int64_t usec)
 {
-	struct timeval t0;
-	struct timespec until;
-	int64_t nsec;
-
-	if (usec <= 0)
-		return;
-	gettimeofday(&t0, NULL);
-	nsec = ((int64_t) t0.tv_usec + usec) * 1000;
-	until.tv_sec = t0.tv_sec + nsec / 1000000000;
-	until.tv_nsec = nsec % 1000000000;
-
-	slurm_mutex_lock(&term_lock);
-	while (!stop_agent) {
-		int err = pthread_cond_timedwait(&term_cond, &term_lock,
-						 &until);
-		if (err == ETIMEDOUT)
-			break;
-		if (err) {
-			errno = err;
-			error("sched/easypp: pthread_cond_timedwait(): %m");
-			break;
-		}
-	}
-	slurm_mutex_unlock(&term_lock);
+	if (usec > 0)
+		(void) _timed_wait(usec, false);
 }
 
 void easypp_agent_wake(void)

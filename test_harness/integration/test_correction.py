@@ -25,25 +25,15 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
-from test_load import require_plugin  # noqa: E402
+from test_load import SharedClusterTest  # noqa: E402
 
 U1, U2, U3, U4 = cluster.TEST_USERS
 
 
-class CorrectionTest(unittest.TestCase):
+class CorrectionTest(SharedClusterTest):
 
-    @classmethod
-    def setUpClass(cls):
-        require_plugin(cls)
-        cls.c = cluster.Cluster(scheduler="sched/easypp", nodes=8, cpus=1, debug="debug",
-                                scheduler_parameters="sched_interval=2,easypp_interval=30")
-        cls.c.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        c = getattr(cls, "c", None)
-        if c is not None:
-            c.stop()
+    CLUSTER = dict(scheduler="sched/easypp", nodes=8, cpus=1, debug="debug",
+                   scheduler_parameters="sched_interval=2,easypp_interval=30")
 
     def kick(self):
         """Wake the agent now (a reconfigure runs a cycle at once)."""

@@ -59,6 +59,25 @@ def require_plugin(test):
         raise unittest.SkipTest("needs root")
 
 
+class SharedClusterTest(unittest.TestCase):
+    """Tests sharing one cluster, started once for the class: CLUSTER holds
+    cluster.Cluster's keyword arguments."""
+
+    CLUSTER = {}
+
+    @classmethod
+    def setUpClass(cls):
+        require_plugin(cls)
+        cls.c = cluster.Cluster(**cls.CLUSTER)
+        cls.c.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        c = getattr(cls, "c", None)
+        if c is not None:
+            c.stop()
+
+
 class PluginBinaryTest(unittest.TestCase):
     """Static checks of the built shared object."""
 
@@ -108,21 +127,17 @@ class PluginBinaryTest(unittest.TestCase):
         self.assertEqual(wanted - have, set())
 
 
-class LoadTest(unittest.TestCase):
+class LoadTest(SharedClusterTest):
     """One cluster of 8 nodes x 4 CPUs running sched/easypp."""
 
-    @classmethod
-    def setUpClass(cls):
-        require_plugin(cls)
-        cls.c = cluster.Cluster(scheduler="sched/easypp", nodes=8, cpus=4,
-                                scheduler_parameters="sched_interval=5,easypp_interval=2")
-        cls.c.start()
+    CLUSTER = dict(scheduler="sched/easypp", nodes=8, cpus=4,
+                   scheduler_parameters="sched_interval=5,easypp_interval=2")
 
     @classmethod
     def tearDownClass(cls):
+        super().tearDownClass()
         c = getattr(cls, "c", None)
         if c is not None:
-            c.stop()
             sys.stderr.write("\ncluster start %.1fs, stop %.1fs\n" % (
                 c.start_seconds or -1, c.stop_seconds or -1))
 

@@ -21,27 +21,16 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
-from test_load import require_plugin  # noqa: E402
+from test_load import SharedClusterTest  # noqa: E402
 
 U1, U2, U3, U4 = cluster.TEST_USERS
 
 
-class RestartTest(unittest.TestCase):
+class RestartTest(SharedClusterTest):
 
-    @classmethod
-    def setUpClass(cls):
-        require_plugin(cls)
-        cls.c = cluster.Cluster(
-            scheduler="sched/easypp", nodes=4, cpus=1,
-            scheduler_parameters="sched_interval=2,easypp_interval=1,easypp_window=5,"
-                                 "easypp_fullness=partial")
-        cls.c.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        c = getattr(cls, "c", None)
-        if c is not None:
-            c.stop()
+    CLUSTER = dict(scheduler="sched/easypp", nodes=4, cpus=1,
+                   scheduler_parameters="sched_interval=2,easypp_interval=1,easypp_window=5,"
+                                        "easypp_fullness=partial")
 
     def saved_rings(self):
         st = self.c.read_json(self.c.state_path()) or {}

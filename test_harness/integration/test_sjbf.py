@@ -23,27 +23,20 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
-from test_load import require_plugin  # noqa: E402
+from test_load import SharedClusterTest  # noqa: E402
 
 U1, U2, U3, U4 = cluster.TEST_USERS
 PARAMS = "sched_interval=2,easypp_interval=1"
 
 
-class SjbfTest(unittest.TestCase):
+class SjbfTest(SharedClusterTest):
+
+    CLUSTER = dict(scheduler="sched/easypp", nodes=8, cpus=1, scheduler_parameters=PARAMS)
 
     @classmethod
     def setUpClass(cls):
-        require_plugin(cls)
-        cls.c = cluster.Cluster(scheduler="sched/easypp", nodes=8, cpus=1,
-                                scheduler_parameters=PARAMS)
-        cls.c.start()
+        super().setUpClass()
         cls.c.run_history(U1, [2, 2])
-
-    @classmethod
-    def tearDownClass(cls):
-        c = getattr(cls, "c", None)
-        if c is not None:
-            c.stop()
 
     def scenario(self):
         c = self.c

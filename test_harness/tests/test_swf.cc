@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads.h"
 #include "easypp/swf.h"
 
 #ifndef TEST_DATA_DIR
@@ -39,16 +40,6 @@ std::string job_line(long job, long submit, long run = 100, long procs = 4) {
   o << job << ' ' << submit << " 0 " << run << ' ' << procs << " -1 -1 " << procs
     << " 600 -1 1 7 1 -1 -1 -1 -1 -1";
   return o.str();
-}
-
-/// Where the archive logs are: $WORKLOADS, else ../shared/workloads next to the repository.
-std::string workloads_dir() {
-  if (const char* w = std::getenv("WORKLOADS"); w && *w) return w;
-#ifdef WORKLOADS_DIR
-  return WORKLOADS_DIR;
-#else
-  return std::string(TEST_DATA_DIR) + "/../../../../shared/workloads";
-#endif
 }
 
 struct ReadAll {
@@ -741,7 +732,7 @@ class SwfTest : public CppUnit::TestFixture {
   }
 
   void testKthLog() {
-    std::string path = workloads_dir() + "/KTH-SP2-1996-2.1-cln.swf";
+    std::string path = easypp::testing::workload_path("KTH-SP2-1996-2.1-cln.swf");
     if (!fs::exists(path)) {
       std::cout << "\n  [SwfTest::testKthLog skipped: " << path << " not found; set WORKLOADS]\n";
       return;
@@ -758,7 +749,7 @@ class SwfTest : public CppUnit::TestFixture {
   }
 
   void testSdscBlueGzipLog() {
-    std::string path = workloads_dir() + "/SDSC-BLUE-2000-4.2-cln.swf.gz";
+    std::string path = easypp::testing::workload_path("SDSC-BLUE-2000-4.2-cln.swf.gz");
     if (!fs::exists(path)) {
       std::cout << "\n  [SwfTest::testSdscBlueGzipLog skipped: " << path << " not found]\n";
       return;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads.h"
 #include "easypp/workload.h"
 
 #ifndef TEST_DATA_DIR
@@ -45,15 +46,6 @@ swf::Header header_procs(const std::string& procs) {
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string workloads_dir() {
-  if (const char* w = std::getenv("WORKLOADS"); w && *w) return w;
-#ifdef WORKLOADS_DIR
-  return WORKLOADS_DIR;
-#else
-  return std::string(TEST_DATA_DIR) + "/../../../../shared/workloads";
-#endif
-}
 
 /// A throw-away file that removes itself.
 struct TempFile {
@@ -543,7 +535,7 @@ class WorkloadTest : public CppUnit::TestFixture {
   }
 
   void testKthWorkload() {
-    std::string path = workloads_dir() + "/KTH-SP2-1996-2.1-cln.swf";
+    std::string path = easypp::testing::workload_path("KTH-SP2-1996-2.1-cln.swf");
     if (!fs::exists(path)) {
       std::cout << "\n  [WorkloadTest::testKthWorkload skipped: " << path << " not found; set WORKLOADS]\n";
       return;
