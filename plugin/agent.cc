@@ -142,13 +142,15 @@ void load_history(State& s) {
        s.state_path.c_str());
 }
 
-void save_history(State& s, const PluginConfig& cfg) {
+// rings: the predictor's snapshot when the caller already took one.
+void save_history(State& s, const PluginConfig& cfg,
+                  const std::vector<easypp::Predictor::Ring>* rings = nullptr) {
   if (!cfg.state || !s.tracker.dirty()) return;
   easypp::plugin::SavedState saved;
   saved.last_learned_end = s.watermark;
   saved.learned_jobs = s.tracker.learned_total();
   saved.window = cfg.sched.predictor.window;
-  saved.rings = s.tracker.predictor().snapshot();
+  saved.rings = rings ? *rings : s.tracker.predictor().snapshot();
   std::string err;
   if (easypp::plugin::save_state(s.state_path, saved, &err)) {
     s.tracker.clear_dirty();
@@ -359,7 +361,12 @@ void run_cycle(State& s, const std::string& trigger) {
         if (pq.jobs.count(job->job_id)) continue;
         const easypp::plugin::TrackedJob& tj =
             s.tracker.pending(job->job_id, job->user_id, estimate_of(job, part), cycle);
-        pq.jobs[job->job_id] = QueuedJob{job->job_id, rec->priority, tj.prediction, tj.estimate};
+        // Waiting since it became eligible (begin_time; Slurm sets it then),
+        // for the starvation guard (easypp_safe_after).
+        const Time since = job->details->begin_time ? job->details->begin_time
+                                                    : job->details->submit_time;
+        pq.jobs[job->job_id] = QueuedJob{job->job_id, rec->priority, tj.prediction, tj.estimate,
+                                         std::int64_t(job->details->min_cpus), since};
         if (job->resv_ptr != nullptr || job->resv_name != nullptr)
           pq.resv_jobs.push_back(job->job_id);
         else
@@ -399,14 +406,7 @@ void run_cycle(State& s, const std::string& trigger) {
       std::int64_t rank = 0;
       for (std::uint32_t id : pq.order) {
         const QueuedJob& qj = pq.jobs[id];
-        job_record_t* job = find_job_record(id);
-        const std::int64_t width = job && job->details ? job->details->min_cpus : 0;
-        // Waiting since it became eligible (begin_time; Slurm sets it then),
-        // for the starvation guard (easypp_safe_after).
-        Time since = kNever;
-        if (job && job->details)
-          since = job->details->begin_time ? job->details->begin_time : job->details->submit_time;
-        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, width, since);
+        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, qj.width, qj.since);
       }
       const easypp::PassResult r = easypp::schedule_pass(Time(now), q, adapter, cfg.sched.policy);
       st.reservations += r.reservations;
@@ -533,7 +533,8 @@ void run_cycle(State& s, const std::string& trigger) {
   tot.seconds += st.seconds;
   if (st.seconds > tot.max_seconds) tot.max_seconds = st.seconds;
 
-  save_history(s, cfg);
+  status.history = s.tracker.predictor().snapshot();
+  save_history(s, cfg, &status.history);
 
   status.version = EASYPP_VERSION;
   status.slurm_version = SLURM_VERSION_STRING;
@@ -542,7 +543,6 @@ void run_cycle(State& s, const std::string& trigger) {
   status.state_file = cfg.state ? s.state_path : std::string();
   status.last = st;
   status.totals = tot;
-  status.history = s.tracker.predictor().snapshot();
   std::string err;
   if (!easypp::plugin::write_status(s.status_path, status, &err)) {
     if (err != s.last_status_error) error("sched/easypp: cannot write the status file: %s", err.c_str());

@@ -396,7 +396,6 @@ bool SlurmAdapter::test_and_start(std::uint32_t id, Time end_bound, bool include
     if (!meta || job->job_id == id) break;  // not an array, or its last task
     job = pending_job(id);                  // the meta record, if tasks remain
   }
-  (void)any;
   return pending_job(id) == nullptr && any;
 }
 

@@ -185,6 +185,8 @@ struct QueuedJob {
   std::uint32_t priority = 0;  ///< the job's priority in this partition
   Time prediction = 0;
   Time estimate = 0;
+  std::int64_t width = 0;  ///< CPUs at least (details->min_cpus), for the wait queue
+  Time since = kNever;     ///< eligible since (begin time, else submit time)
 };
 
 /// A pending heterogeneous job as the cycle found it in Slurm's queue.
