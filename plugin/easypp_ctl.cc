@@ -433,7 +433,6 @@ struct Options {
 
 Options parse_args(int argc, char** argv) {
   Options o;
-  bool have_command = false;
   std::vector<std::string> operands;
   std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
@@ -491,10 +490,7 @@ Options parse_args(int argc, char** argv) {
       operands.push_back(a);
     }
   }
-  if (!operands.empty()) {
-    o.command = operands[0];
-    have_command = true;
-  }
+  if (!operands.empty()) o.command = operands[0];
   static const std::set<std::string> commands = {"status", "jobs", "users", "state"};
   if (!commands.count(o.command))
     usage("unknown command '" + o.command + "' (status, jobs, users or state)");
@@ -510,7 +506,6 @@ Options parse_args(int argc, char** argv) {
   only(o.partition.has_value(), "--partition", "jobs");
   only(o.estimate.has_value(), "--estimate", "users");
   only(o.file.has_value(), "--file", "state");
-  (void)have_command;
   return o;
 }
 

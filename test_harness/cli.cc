@@ -90,10 +90,13 @@ enum {
   OPT_KNOB_FIRST
 };
 
-const char* kKnobs[] = {"plan", "estimate-factor", "correction", "backfill", "queue-order",
-                        "reservations", "safe", "safe-after", "window", "metric", "history-type",
-                        "fullness", "fallback", "propagation"};
-constexpr int kNumKnobs = sizeof(kKnobs) / sizeof(kKnobs[0]);
+// Every knob is also a long option (--window 3 is --scheduler easy++:window=3
+// for all schedulers); the names come from the policy, so a new knob needs no
+// edit here. Static: getopt keeps pointers to the names.
+const std::vector<std::string>& knobs() {
+  static const std::vector<std::string> names = knob_names();
+  return names;
+}
 
 long long to_int(const char* opt, const char* v, long long lo, long long hi) {
   errno = 0;
@@ -158,8 +161,9 @@ Options parse(int argc, char** argv) {
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
   };
-  for (int k = 0; k < kNumKnobs; ++k)
-    longopts.push_back({kKnobs[k], required_argument, nullptr, OPT_KNOB_FIRST + k});
+  const int num_knobs = int(knobs().size());
+  for (int k = 0; k < num_knobs; ++k)
+    longopts.push_back({knobs()[k].c_str(), required_argument, nullptr, OPT_KNOB_FIRST + k});
   longopts.push_back({nullptr, 0, nullptr, 0});
 
   opterr = 0;
@@ -214,8 +218,8 @@ Options parse(int argc, char** argv) {
       case '?':
         usage_error(std::string("unknown option '") + (optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1])) + "'");
       default:
-        if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + kNumKnobs) {
-          const char* key = kKnobs[c - OPT_KNOB_FIRST];
+        if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + num_knobs) {
+          const char* key = knobs()[c - OPT_KNOB_FIRST].c_str();
           SchedulerConfig probe;  // validate now, so errors name the option
           const std::string err = apply_knob(probe, key, optarg);
           if (!err.empty()) usage_error("--" + err);

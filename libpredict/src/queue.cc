@@ -45,22 +45,4 @@ void WaitQueue::set_prediction(Slot s, Time p) {
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
 }
 
-void WaitQueue::set_key(Slot s, QueueKey k) {
-  Entry& e = pool_[s];
-  if (e.key == k) return;
-  by_queue_.erase(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(item(s));
-  e.key = k;
-  by_queue_.insert(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
-}
-
-void WaitQueue::clear() {
-  by_queue_.clear();
-  by_pred_.clear();
-  widths_.clear();
-  pool_.clear();
-  free_.clear();
-}
-
 }  // namespace easypp

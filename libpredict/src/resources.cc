@@ -5,11 +5,6 @@
 
 namespace easypp {
 
-void ProcResources::add_running(JobHandle h, std::int64_t size, Time predicted_end) {
-  ++version_;
-  running_.insert(Run{predicted_end, h, size});
-}
-
 void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicted_end) {
   ++version_;
   [[maybe_unused]] auto n = running_.erase(Run{predicted_end, h, size});
@@ -31,16 +26,6 @@ void ProcResources::begin_pass(Time now) {
   extra_ = 0;
   profile_ = false;
   segs_.clear();
-}
-
-Time ProcResources::shadow_for(std::int64_t size) const {
-  std::int64_t avail = free_;
-  if (avail >= size) return now_;
-  for (const Run& r : running_) {
-    avail += r.size;
-    if (avail >= size) return r.end;
-  }
-  return kNever;
 }
 
 // The availability profile: segs_[i].free processors on [segs_[i].t,

@@ -72,8 +72,6 @@ class WaitQueue {
             Time since = kNever);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
-  void set_key(Slot s, QueueKey k);
-  void clear();
 
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
   /// free_width() is below it, no waiting job can start and a pass can stop.

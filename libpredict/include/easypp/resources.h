@@ -25,7 +25,6 @@ class ProcResources {
   std::size_t running() const { return running_.size(); }
 
   // --- the running set (maintained by the owner) ---------------------------
-  void add_running(JobHandle h, std::int64_t size, Time predicted_end);
   void remove_running(JobHandle h, std::int64_t size, Time predicted_end);
   void move_predicted_end(JobHandle h, std::int64_t size, Time old_end, Time new_end);
 
@@ -43,13 +42,7 @@ class ProcResources {
   /// until end_bound for planning; also adds it to the running set.
   void start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end);
 
-  std::size_t reservations() const { return nres_; }
-  Time shadow() const { return shadow_; }
   std::int64_t extra() const { return extra_; }
-
-  /// Shadow time a job of `size` would get now from the running set alone
-  /// (no reservations, no side effects). Used by invariant checks.
-  Time shadow_for(std::int64_t size) const;
 
  private:
   struct Run {
