@@ -138,7 +138,10 @@ void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time p
     if (!profile_) {
       if (end_bound > shadow_) extra_ -= size;
     } else {
-      const std::size_t a = 0, b = split_at(std::max(predicted_end, now_ + 1));
+      // Held until end_bound, as may_backfill() checked: under the safe rule
+      // that is the estimate, and later reservations of this pass must not
+      // plan on these processors before it.
+      const std::size_t a = 0, b = split_at(std::max(end_bound, now_ + 1));
       for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
     }
   }

@@ -52,6 +52,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testShadowTimeAndExtra);
   CPPUNIT_TEST(testShadowPastPredictedEnds);
   CPPUNIT_TEST(testBackfillRules);
+  CPPUNIT_TEST(testProfileHoldsBackfillUntilItsBound);
   CPPUNIT_TEST(testPassDirect);
   CPPUNIT_TEST(testSimulatedBackfillAB);
   CPPUNIT_TEST(testCollapseWithoutCorrection);
@@ -113,6 +114,31 @@ class PolicyTest : public CppUnit::TestFixture {
     r.start(3, 2, 500, 500);
     CPPUNIT_ASSERT_EQUAL(std::int64_t(1), r.extra());  // (b) shrinks extra
     CPPUNIT_ASSERT_EQUAL(std::int64_t(0), r.free());
+  }
+  // With several reservations (availability profile) a job backfilled under
+  // the safe rule is held until its bound (its estimate), not its prediction:
+  // a later reservation in the same pass must not plan on its processors.
+  // 10 procs; R (6) predicted to end at 100; head H (10) reserved at 100;
+  // B (4) backfills with prediction 50 but bound 90; J (4, 40 s) then fits
+  // only after H: 150, not 50.
+  void testProfileHoldsBackfillUntilItsBound() {
+    ProcResources r(10);
+    r.start(1, 6, 100, 100);
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.reserve(10, 50));
+    CPPUNIT_ASSERT_EQUAL(Time(150), r.reserve(10, 50));  // second reservation: profile
+    CPPUNIT_ASSERT(r.may_backfill(4, 90));
+    r.start(2, 4, /*end_bound=*/90, /*predicted_end=*/50);
+    CPPUNIT_ASSERT_EQUAL(Time(200), r.reserve(4, 40));
+    // Without the safe rule (bound == prediction) the same job frees its
+    // processors at 50.
+    ProcResources p(10);
+    p.start(1, 6, 100, 100);
+    p.begin_pass(0);
+    p.reserve(10, 50);
+    p.reserve(10, 50);
+    p.start(2, 4, 50, 50);
+    CPPUNIT_ASSERT_EQUAL(Time(50), p.reserve(4, 40));
   }
   void testPassDirect() {
     // schedule_pass with a recording adapter: 10 procs, job 0 (6 procs) runs
