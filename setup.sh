@@ -65,15 +65,15 @@ case $what in
     build
     echo
     echo "== Replaying the built-in synthetic workload (easypp-gen defaults) =="
-    exec ./test_harness/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
+    exec ./tools/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
   test)
     # The tests run a plugin whose planning-value check aborts instead of
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
     build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
-      for f in test_harness/test-suite.log; do [ -f "$f" ] && cat "$f"; done
-      echo "setup: tests failed (logs: test_harness/*.log)" >&2
+      for f in tests/test-suite.log contrib/test-suite.log; do [ -f "$f" ] && cat "$f"; done
+      echo "setup: tests failed (logs: tests/*.log, tests/*/*.log)" >&2
       exit 1
     fi ;;
   *)

@@ -5,7 +5,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 CONTRIB_DIR=${CONTRIB_DIR:-$(cd "$HERE/.." && pwd)}
 TEST_DATA=${TEST_DATA:-$HERE/data}
-EASYPP_SIM=${EASYPP_SIM:-$CONTRIB_DIR/../test_harness/easypp-sim}
+EASYPP_SIM=${EASYPP_SIM:-$CONTRIB_DIR/../tools/easypp-sim}
 WORKLOADS=${WORKLOADS:-$CONTRIB_DIR/../../shared/workloads}
 S2S="$CONTRIB_DIR/easypp-sacct2swf"
 SWEEP="$CONTRIB_DIR/easypp-sweep"
@@ -47,7 +47,7 @@ jobs_of() { grep -v '^;' "$1" | awk '{$1=$1; print}'; }
 
 need_sim() {
   if [ ! -x "$EASYPP_SIM" ]; then
-    echo "FAIL easypp-sim not built at $EASYPP_SIM (make -C test_harness easypp-sim)"
+    echo "FAIL easypp-sim not built at $EASYPP_SIM (make -C tools easypp-sim)"
     exit 1
   fi
 }

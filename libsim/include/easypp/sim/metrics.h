@@ -1,0 +1,70 @@
+// The metrics of spec section 5, computed from a finished run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "easypp/sim/simulator.h"
+#include "easypp/types.h"
+#include "easypp/sim/workload.h"
+
+namespace easypp {
+
+struct MetricsOptions {
+  double warmup_fraction = 0.01;  ///< first fraction of terminations not measured
+  Time short_threshold = 3600;    ///< runtime <= this: "short"
+  std::int64_t narrow_threshold = 8;  ///< size <= this: "narrow"
+  bool exclude_flurries = false;  ///< drop jobs marked as flurry from the measured set
+};
+
+struct CategoryMetrics {
+  std::string name;  ///< "short-narrow", "short-wide", "long-narrow", "long-wide"
+  std::uint64_t jobs = 0;
+  double avg_wait_minutes = 0;
+  double avg_bounded_slowdown = 0;
+  double avg_accuracy_percent = 0;
+};
+
+struct Predictability {
+  std::uint64_t reserved_jobs = 0;       ///< measured jobs that got a head reservation
+  double rate_percent = 0;               ///< reserved_jobs / measured jobs
+  double mean_abs_dev_minutes = 0;       ///< |first reservation - start|
+  double median_abs_dev_minutes = 0;
+  double stddev_abs_dev_minutes = 0;
+  std::uint64_t late_jobs = 0;           ///< started after their first reservation
+  double late_rate_percent = 0;          ///< late_jobs / reserved_jobs
+  double late_mean_minutes = 0;          ///< start - first reservation, late jobs
+  double late_median_minutes = 0;
+};
+
+struct Metrics {
+  std::uint64_t jobs_simulated = 0;
+  std::uint64_t jobs_measured = 0;
+  /// Jobs that terminated after the last arrival (cool-down, not measured):
+  /// many of them, or a long max wait, point at starvation the averages hide.
+  std::uint64_t jobs_after_last_arrival = 0;
+  double max_wait_minutes = 0;         ///< over all simulated jobs
+  double avg_wait_minutes = 0;
+  double avg_response_minutes = 0;
+  double avg_bounded_slowdown = 0;
+  double avg_accuracy_percent = 0;
+  double corrections_per_job = 0;
+  double corrections_stddev = 0;
+  double backfilled_percent = 0;
+  double offered_load = 0;   ///< over [window_start, window_end]
+  double utilization = 0;    ///< over [window_start, window_end]
+  Time window_start = 0;     ///< end of warm-up
+  Time window_end = 0;       ///< last arrival
+  Predictability predictability;
+  std::vector<CategoryMetrics> categories;
+};
+
+Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOptions& opt = {});
+
+/// Bounded slowdown of one job (spec section 5).
+double bounded_slowdown(Time wait, Time runtime);
+/// Accuracy of prediction p for runtime r, in [0, 1].
+double prediction_accuracy(Time p, Time r);
+
+}  // namespace easypp

@@ -1,0 +1,151 @@
+#include "easypp/sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace easypp {
+
+double bounded_slowdown(Time wait, Time runtime) {
+  const double r = double(std::max<Time>(runtime, 0));
+  return std::max(1.0, (double(wait) + r) / std::max(10.0, r));
+}
+
+double prediction_accuracy(Time p, Time r) {
+  if (p == r) return 1.0;
+  if (p <= 0 || r <= 0) return 0.0;
+  return p > r ? double(r) / double(p) : double(p) / double(r);
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t m = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(m), v.end());
+  if (v.size() % 2 == 1) return v[m];
+  const double hi = v[m];
+  const double lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(m));
+  return (lo + hi) / 2;
+}
+
+double overlap(Time a0, Time a1, Time b0, Time b1) {
+  const Time lo = std::max(a0, b0), hi = std::min(a1, b1);
+  return hi > lo ? double(hi - lo) : 0.0;
+}
+
+struct Acc {
+  std::uint64_t n = 0;
+  double wait = 0, bsld = 0, acc = 0;
+  void add(double w, double b, double a) {
+    ++n;
+    wait += w;
+    bsld += b;
+    acc += a;
+  }
+};
+
+}  // namespace
+
+Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOptions& opt) {
+  Metrics m;
+  const std::size_t n = w.jobs.size();
+  m.jobs_simulated = n;
+  if (n == 0) return m;
+
+  const auto warm = std::uint32_t(std::ceil(opt.warmup_fraction * double(n)));
+  const Time last_arrival = w.jobs.back().submit;
+  m.window_start = w.jobs.front().submit;
+  m.window_end = last_arrival;
+  for (std::size_t i = 0; i < n && warm > 0; ++i)
+    if (r.jobs[i].termination_rank == warm - 1) m.window_start = r.jobs[i].end;
+
+  Acc all, cat[4];
+  double corr_sum = 0, corr_sq = 0;
+  std::uint64_t backfilled = 0;
+  std::vector<double> devs, lates;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Job& j = w.jobs[i];
+    const JobOutcome& o = r.jobs[i];
+    if (!(opt.exclude_flurries && j.flurry)) {
+      m.max_wait_minutes = std::max(m.max_wait_minutes, double(o.start - j.submit) / 60.0);
+      if (o.end > last_arrival) ++m.jobs_after_last_arrival;
+    }
+    if (o.termination_rank < warm || o.end > last_arrival) continue;
+    if (opt.exclude_flurries && j.flurry) continue;
+    const Time wait = o.start - j.submit;
+    const double bsld = bounded_slowdown(wait, j.runtime);
+    all.add(double(wait), bsld, o.accuracy);
+    const int c = (j.runtime <= opt.short_threshold ? 0 : 2) + (j.size <= opt.narrow_threshold ? 0 : 1);
+    cat[c].add(double(wait), bsld, o.accuracy);
+    m.avg_response_minutes += double(wait + j.runtime);
+    corr_sum += o.corrections;
+    corr_sq += double(o.corrections) * o.corrections;
+    backfilled += o.backfilled;
+    if (o.first_reservation >= 0) {
+      devs.push_back(double(std::llabs(o.first_reservation - o.start)) / 60.0);
+      if (o.start > o.first_reservation) lates.push_back(double(o.start - o.first_reservation) / 60.0);
+    }
+  }
+  m.jobs_measured = all.n;
+  if (all.n > 0) {
+    const double k = double(all.n);
+    m.avg_wait_minutes = all.wait / k / 60.0;
+    m.avg_response_minutes = m.avg_response_minutes / k / 60.0;
+    m.avg_bounded_slowdown = all.bsld / k;
+    m.avg_accuracy_percent = 100.0 * all.acc / k;
+    m.corrections_per_job = corr_sum / k;
+    m.corrections_stddev = std::sqrt(std::max(0.0, corr_sq / k - m.corrections_per_job * m.corrections_per_job));
+    m.backfilled_percent = 100.0 * double(backfilled) / k;
+  }
+  static const char* names[4] = {"short-narrow", "short-wide", "long-narrow", "long-wide"};
+  for (int c = 0; c < 4; ++c) {
+    CategoryMetrics cm;
+    cm.name = names[c];
+    cm.jobs = cat[c].n;
+    if (cat[c].n) {
+      const double k = double(cat[c].n);
+      cm.avg_wait_minutes = cat[c].wait / k / 60.0;
+      cm.avg_bounded_slowdown = cat[c].bsld / k;
+      cm.avg_accuracy_percent = 100.0 * cat[c].acc / k;
+    }
+    m.categories.push_back(cm);
+  }
+
+  Predictability& p = m.predictability;
+  p.reserved_jobs = devs.size();
+  if (all.n) p.rate_percent = 100.0 * double(devs.size()) / double(all.n);
+  if (!devs.empty()) {
+    double s = 0, sq = 0;
+    for (double d : devs) s += d, sq += d * d;
+    p.mean_abs_dev_minutes = s / double(devs.size());
+    p.stddev_abs_dev_minutes =
+        std::sqrt(std::max(0.0, sq / double(devs.size()) - p.mean_abs_dev_minutes * p.mean_abs_dev_minutes));
+    p.median_abs_dev_minutes = median(devs);
+    p.late_jobs = lates.size();
+    p.late_rate_percent = 100.0 * double(lates.size()) / double(devs.size());
+    if (!lates.empty()) {
+      double ls = 0;
+      for (double d : lates) ls += d;
+      p.late_mean_minutes = ls / double(lates.size());
+      p.late_median_minutes = median(lates);
+    }
+  }
+
+  // Offered load and utilization over [end of warm-up, last arrival].
+  const Time w0 = m.window_start, w1 = m.window_end;
+  if (w1 > w0 && w.procs > 0) {
+    double offered = 0, used = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Job& j = w.jobs[i];
+      const JobOutcome& o = r.jobs[i];
+      offered += double(j.size) * overlap(j.submit, j.submit + j.runtime, w0, w1);
+      if (o.start >= 0) used += double(j.size) * overlap(o.start, o.end, w0, w1);
+    }
+    const double cap = double(w.procs) * double(w1 - w0);
+    m.offered_load = offered / cap;
+    m.utilization = used / cap;
+  }
+  return m;
+}
+
+}  // namespace easypp

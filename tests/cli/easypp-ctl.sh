@@ -1,0 +1,203 @@
+#!/bin/sh
+# The easypp-ctl command-line contract on hand-written fixtures
+# (tests/data/ctl/ok: a valid status and state; tests/data/ctl/corrupt: a
+# truncated status and a state with a negative runtime): output of status,
+# jobs, users and state, exit statuses (0 ok, 1 missing/corrupt, 2 usage) and
+# one-line errors, --json, and finding StateSaveLocation through scontrol.
+# Uses $EASYPP_CTL and $TEST_DATA_DIR (set by 'make check').
+set -u
+CTL=${EASYPP_CTL:-$(dirname "$0")/../../plugin/easypp-ctl}
+DATA=${TEST_DATA_DIR:-$(dirname "$0")/../data}/ctl
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+TZ=UTC; export TZ
+LC_ALL=C; export LC_ALL
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+# run CMD...: output in $T/out and $T/err, status in $st.
+run() { "$@" >"$T/out" 2>"$T/err"; st=$?; }
+# expect NAME STATUS CMD...
+expect() {
+  name=$1 want=$2; shift 2
+  run "$@"
+  if [ "$st" = "$want" ]; then pass "$name"; else fail "$name (exit $st, wanted $want): $(head -c 300 "$T/err")"; fi
+}
+# one_line_error NAME STATUS CMD...: exit STATUS, one stderr line "easypp-ctl: ...", nothing on stdout.
+one_line_error() {
+  name=$1 want=$2; shift 2
+  run "$@"
+  lines=$(wc -l <"$T/err")
+  if [ "$st" = "$want" ] && [ "$lines" = 1 ] && grep -q '^easypp-ctl: ' "$T/err" && [ ! -s "$T/out" ]; then pass "$name"
+  else fail "$name (exit $st, $lines stderr lines): $(head -c 300 "$T/err")"; fi
+}
+has() {  # has NAME FILE PATTERN (grep -E)
+  if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1: no /$3/ in: $(head -c 600 "$2")"; fi
+}
+hasnt() {
+  if grep -Eq -- "$3" "$2"; then fail "$1: unexpected /$3/"; else pass "$1"; fi
+}
+json_check() {  # json_check NAME FILE PYTHON-EXPRESSION-ON-d
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then pass "$1"; else fail "$1: $(head -c 300 "$2")"; fi
+}
+
+OK="$DATA/ok"
+BAD="$DATA/corrupt"
+
+# --- help and version ---------------------------------------------------------
+expect "help exits 0" 0 "$CTL" --help
+for word in status jobs users state --dir --json --user --partition --estimate --file --help --version; do
+  grep -q -- "$word" "$T/out" || fail "help documents $word"
+done
+pass "help documents every command and option"
+expect "version exits 0" 0 "$CTL" --version
+has "version names easypp" "$T/out" '^easypp-ctl \(easypp\) [0-9]'
+
+# --- usage errors: status 2, one line ------------------------------------------
+one_line_error "unknown option" 2 "$CTL" --dir "$OK" --frobnicate
+one_line_error "unknown command" 2 "$CTL" --dir "$OK" frobnicate
+one_line_error "missing value" 2 "$CTL" status --dir
+one_line_error "option of another command" 2 "$CTL" --dir "$OK" status --user alice
+one_line_error "stray argument" 2 "$CTL" --dir "$OK" jobs extra
+one_line_error "bad estimate" 2 "$CTL" --dir "$OK" users --estimate 2x
+one_line_error "zero estimate" 2 "$CTL" --dir "$OK" users --estimate 0
+one_line_error "unknown user" 2 "$CTL" --dir "$OK" users no_such_user_easypp
+one_line_error "option twice" 2 "$CTL" --dir "$OK" --dir "$OK" status
+
+# --- status ----------------------------------------------------------------------
+expect "status exits 0" 0 "$CTL" --dir "$OK" status
+has "status: written" "$T/out" 'written +2024-05-01T12:00:00'
+has "status: versions" "$T/out" 'easypp 0\.1\.0, Slurm 22\.05\.8'
+has "status: settings" "$T/out" 'settings +interval=10s window=2'
+has "status: history" "$T/out" 'history +3 users, 5 runtimes'
+has "status: jobs" "$T/out" 'jobs +2 pending, 2 running'
+has "status: last cycle" "$T/out" 'started +2024-05-01T11:59:59, took 0\.013s, trigger interval'
+has "status: last cycle started" "$T/out" 'started +1 in order, 1 by backfill'
+has "status: totals" "$T/out" 'cycles +360'
+has "status: cycle time" "$T/out" 'cycle time +4\.500s total, 0\.013s mean, 0\.250s longest'
+has "status: old file marked stale" "$T/out" 'STALE'
+has "status: stale warning on stderr" "$T/err" '^easypp-ctl: warning: the status is .* old'
+expect "status is the default command" 0 "$CTL" --dir "$OK"
+has "default command prints the status" "$T/out" '^sched/easypp status'
+
+mkdir "$T/fresh"
+sed "s/\"written\": 1714564800/\"written\": $(date +%s)/" "$OK/easypp_status.json" >"$T/fresh/easypp_status.json"
+expect "fresh status exits 0" 0 "$CTL" --dir "$T/fresh"
+hasnt "fresh status: not stale" "$T/out" 'STALE'
+if [ -s "$T/err" ]; then fail "fresh status: nothing on stderr"; else pass "fresh status: nothing on stderr"; fi
+
+# --- jobs ----------------------------------------------------------------------------
+expect "jobs exits 0" 0 "$CTL" --dir "$OK" jobs
+has "jobs: header" "$T/out" '^JOBID +USER +PARTITION +STATE +ESTIMATE +PREDICTION +SOURCE +CORR +START +END +RESERVED$'
+has "jobs: running job, start and predicted end" "$T/out" '^101 +alice +batch +RUNNING +2h00m +1h00m +history +0 +2024-05-01T11:00:00 +2024-05-01T12:00:00$'
+has "jobs: corrected job" "$T/out" '^102 +[^ ]+ +batch +RUNNING +4h00m +2h00m +history +1 +2024-05-01T11:30:00 +2024-05-01T13:30:00$'
+has "jobs: array task, planned start, reservation" "$T/out" '^103_2 +root +debug +PENDING +30m00s +30m00s +fallback +0 +2024-05-01T12:10:00 +2024-05-01T12:40:00 +yes$'
+has "jobs: pending without a planned start" "$T/out" '^104 +alice +batch +PENDING +1d00h +1h00m +history +0 +\(none\) +-$'
+# uid 5002 has no name in the status file: the passwd name, else the uid.
+name5002=$(getent passwd 5002 | cut -d: -f1); [ -n "$name5002" ] || name5002=5002
+has "jobs: uid without a name resolved through passwd" "$T/out" "^102 +$name5002 "
+[ "$(wc -l <"$T/out")" = 5 ] && pass "jobs: 4 jobs" || fail "jobs: 4 jobs ($(wc -l <"$T/out") lines)"
+
+expect "jobs --user alice" 0 "$CTL" --dir "$OK" jobs --user alice
+[ "$(grep -c alice "$T/out")" = 2 ] && [ "$(wc -l <"$T/out")" = 3 ] && pass "jobs --user alice: 2 jobs" || fail "jobs --user alice: $(cat "$T/out")"
+expect "jobs --user by uid" 0 "$CTL" --dir "$OK" jobs --user=5001
+[ "$(wc -l <"$T/out")" = 3 ] && pass "jobs --user 5001: 2 jobs" || fail "jobs --user 5001"
+expect "jobs --partition debug" 0 "$CTL" jobs --partition debug --dir "$OK"
+[ "$(wc -l <"$T/out")" = 2 ] && grep -q '^103_2 ' "$T/out" && pass "jobs --partition debug: 1 job" || fail "jobs --partition: $(cat "$T/out")"
+expect "jobs without a match" 0 "$CTL" --dir "$OK" jobs --partition nowhere
+has "jobs without a match says so" "$T/out" '^no matching jobs$'
+
+mkdir "$T/susp"
+sed 's/"job_id": 102, \(.*\)"state": "RUNNING"/"job_id": 102, \1"state": "SUSPENDED"/' "$OK/easypp_status.json" >"$T/susp/easypp_status.json"
+expect "suspended job: status" 0 "$CTL" --dir "$T/susp" status
+has "suspended job: counted apart" "$T/out" 'jobs +2 pending, 1 running, 1 suspended'
+expect "suspended job: jobs" 0 "$CTL" --dir "$T/susp" jobs
+has "suspended job: start and predicted end" "$T/out" '^102 +[^ ]+ +batch +SUSPENDED +4h00m +2h00m +history +1 +2024-05-01T11:30:00 +2024-05-01T13:30:00$'
+
+# --- users ------------------------------------------------------------------------
+expect "users exits 0" 0 "$CTL" --dir "$OK" users
+has "users: source" "$T/out" "^History from $OK/easypp_status.json$"
+has "users: predictor from the settings" "$T/out" '^Predictor: window=2 metric=avg history_type=all fullness=full fallback=estimate$'
+has "users: alice, history and prediction" "$T/out" '^alice +5001 +2 +50m00s/2h00m 1h10m/2h00m +2h00m -> 1h00m \(history\)$'
+has "users: one job is not a full window" "$T/out" '^root +0 +1 +1m00s/30m00s +30m00s -> 30m00s \(fallback\)$'
+has "users: (2h40m+20m)/2" "$T/out" '4h00m -> 1h30m \(history\)$'
+expect "users alice" 0 "$CTL" --dir "$OK" users alice
+has "users alice: header" "$T/out" '^User alice \(uid 5001\)$'
+has "users alice: runtimes" "$T/out" '1 +50m00s +2h00m +42%'
+has "users alice: prediction" "$T/out" 'a new job asking 2h00m would be planned with 1h00m \(history\)'
+expect "users 5002 --estimate" 0 "$CTL" --dir "$OK" users 5002 --estimate 1:00:00
+has "users --estimate: capped at the estimate" "$T/out" 'asking 1h00m would be planned with 1h00m \(history\)'
+expect "users --estimate 3h" 0 "$CTL" --dir "$OK" users 5002 -e 3h
+has "users --estimate 3h: the average" "$T/out" 'asking 3h00m would be planned with 1h30m \(history\)'
+# Without a status file (plugin never ran a cycle), the state file is used.
+mkdir "$T/stateonly"
+cp "$OK/easypp_state.json" "$T/stateonly/"
+expect "users from the state file" 0 "$CTL" --dir "$T/stateonly" users
+has "users from the state file: source" "$T/out" "^History from $T/stateonly/easypp_state.json$"
+has "users from the state file: prediction" "$T/out" '2h00m -> 1h00m \(history\)'
+
+# --- state ------------------------------------------------------------------------
+expect "state: valid file exits 0" 0 "$CTL" --dir "$OK" state
+has "state: valid" "$T/out" "^$OK/easypp_state.json: valid \(format_version 1\)$"
+has "state: users" "$T/out" 'users +3 \(0 extended rings\), 5 runtimes'
+has "state: learned" "$T/out" 'learned jobs +57'
+expect "state --file" 0 "$CTL" state --file "$OK/easypp_state.json"
+one_line_error "state: corrupt file exits 1" 1 "$CTL" --dir "$BAD" state
+has "state: corrupt names the file and the field" "$T/err" "$BAD/easypp_state.json: field users\[1\]\.history\[0\] \(runtime\): must be 0\.\."
+one_line_error "state: missing file exits 1" 1 "$CTL" state --file "$T/none.json"
+has "state: missing names the file" "$T/err" "$T/none.json: no such file"
+printf '[[[[[[[[\0\377garbage' >"$T/garbage.json"
+one_line_error "state: garbage exits 1" 1 "$CTL" state --file "$T/garbage.json"
+
+# --- corrupt or missing status ----------------------------------------------------------
+for cmd in status jobs users; do
+  one_line_error "$cmd: corrupt status exits 1" 1 "$CTL" --dir "$BAD" $cmd
+  has "$cmd: corrupt status, JSON position" "$T/err" "$BAD/easypp_status.json: not valid JSON at line 10, column"
+  one_line_error "$cmd: missing status exits 1" 1 "$CTL" --dir "$T/nowhere" $cmd
+  has "$cmd: missing status names the file" "$T/err" "$T/nowhere/easypp_status.json: no such file"
+done
+
+# --- JSON ------------------------------------------------------------------------
+expect "status --json" 0 "$CTL" --dir "$OK" --json
+json_check "status --json: the status without history and jobs" "$T/out" \
+  "d['totals']['cycles'] == 360 and d['last_cycle']['trigger'] == 'interval' and 'jobs' not in d and 'history' not in d"
+expect "jobs --json --user" 0 "$CTL" --dir "$OK" jobs --json --user alice
+json_check "jobs --json: filtered jobs" "$T/out" "[j['job_id'] for j in d] == [101, 104]"
+expect "users --json USER" 0 "$CTL" --dir "$OK" users --json 5002
+json_check "users --json: that user's rings" "$T/out" "d == [{'user': 5002, 'estimate_key': -1, 'history': [[1200, 14400], [9600, 14400]]}]"
+expect "state --json" 0 "$CTL" --dir "$OK" state --json
+json_check "state --json: the file" "$T/out" "d['learned_jobs'] == 57 and len(d['users']) == 3"
+
+# --- StateSaveLocation from scontrol ------------------------------------------------------
+mkdir "$T/bin"
+cat >"$T/bin/scontrol" <<EOF
+#!/bin/sh
+[ "\$1 \$2" = "show config" ] || exit 1
+echo "SLURM_VERSION           = 22.05.8"
+echo "StateSaveLocation       = $OK"
+echo "SwitchType              = switch/none"
+EOF
+chmod +x "$T/bin/scontrol"
+PATH="$T/bin:$PATH" run "$CTL" status
+if [ "$st" = 0 ] && grep -q "^sched/easypp status ($OK/easypp_status.json)" "$T/out"; then pass "--dir from scontrol show config"
+else fail "--dir from scontrol (exit $st): $(head -c 300 "$T/err")"; fi
+
+# A hanging scontrol: given up after 5 s (and killed), then the default directory.
+cat >"$T/bin/scontrol" <<EOF
+#!/bin/sh
+echo \$\$ >"$T/scontrol.pid"
+exec sleep 60
+EOF
+start=$(date +%s)
+PATH="$T/bin:$PATH" run "$CTL" status
+elapsed=$(( $(date +%s) - start ))
+if [ "$elapsed" -ge 4 ] && [ "$elapsed" -le 9 ]; then pass "hanging scontrol: gave up after ${elapsed}s"; else fail "hanging scontrol: ${elapsed}s"; fi
+if [ "$st" = 0 ] || grep -q "/var/spool/slurmctld/easypp_status.json" "$T/err"; then pass "hanging scontrol: default directory"
+else fail "hanging scontrol: default directory (exit $st): $(cat "$T/err")"; fi
+if [ -s "$T/scontrol.pid" ] && ! kill -0 "$(cat "$T/scontrol.pid")" 2>/dev/null; then pass "hanging scontrol: killed"
+else fail "hanging scontrol: still running"; kill "$(cat "$T/scontrol.pid")" 2>/dev/null; fi
+
+echo
+if [ "$fails" -ne 0 ]; then echo "$fails easypp-ctl test(s) failed"; exit 1; fi
+echo "all easypp-ctl tests passed"

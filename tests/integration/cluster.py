@@ -1,0 +1,950 @@
+"""A real Slurm cluster on localhost for integration tests (Python 3 stdlib).
+
+Starts munged (if needed), one slurmctld and N slurmd daemons (one per node,
+all on 127.0.0.1 with their own ports) from a generated slurm.conf in a fresh
+temporary directory, and always stops them again: on stop(), at interpreter
+exit, on SIGTERM/SIGHUP and on Ctrl-C.
+
+    with Cluster(scheduler="sched/easypp", nodes=8) as c:
+        job = c.submit(time_min=2, nodes=2, wrap="sleep 5", user="easypp-u1")
+        c.wait_jobs([job])
+        print(c.job(job)["JobState"])
+
+Needs root (slurmd runs jobs as other users; SlurmUser=root). See
+docs/plugin-internals.md and the Slurm integration spec, section 5.
+
+Every job submitted through Cluster.submit() is recorded in JOB_REGISTRY; when
+a cluster stops, the final record of each of its jobs is read first, so a
+last test can check over the whole suite that no job ended before its time
+limit unless its own script finished (see test_zz_suite.py).
+
+Environment:
+  EASYPP_PLUGIN_DIR       directory holding the built sched_easypp.so
+                          (default: <repo>/plugin)
+  EASYPP_SLURM_PLUGINDIR  Slurm's own plugin directory (default: detected)
+  EASYPP_KEEP_CLUSTER_DIR keep the temporary directory after stop (debugging)
+"""
+
+import atexit
+import os
+import pwd
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SLURMCTLD = "/usr/sbin/slurmctld"
+SLURMD = "/usr/sbin/slurmd"
+MUNGED = "/usr/sbin/munged"
+MUNGE_KEY = "/etc/munge/munge.key"
+TEST_USERS = ("easypp-u1", "easypp-u2", "easypp-u3", "easypp-u4")
+# Marker put into every daemon's environment: processes that carry it (job
+# steps, their children) belong to this harness and are killed on stop().
+MARKER = "EASYPP_TEST_CLUSTER"
+
+_PLUGINDIR_CANDIDATES = (
+    "/usr/lib/x86_64-linux-gnu/slurm-wlm",
+    "/usr/lib/aarch64-linux-gnu/slurm-wlm",
+    "/usr/lib64/slurm",
+    "/usr/lib/slurm",
+)
+
+
+class ClusterError(RuntimeError):
+    """A daemon failed to start or a client command failed."""
+
+
+def log(msg):
+    sys.stderr.write("[cluster %s] %s\n" % (time.strftime("%H:%M:%S"), msg))
+    sys.stderr.flush()
+
+
+def run(cmd, timeout=30, check=True, env=None, input=None):
+    """Run cmd (list) under `timeout`; return CompletedProcess (text)."""
+    full = ["timeout", "-k", "3", str(int(timeout))] + list(cmd)
+    try:
+        p = subprocess.run(full, capture_output=True, text=True, env=env,
+                           input=input, timeout=timeout + 10)
+    except subprocess.TimeoutExpired:
+        raise ClusterError("command hung: %s" % " ".join(cmd))
+    if check and p.returncode != 0:
+        what = "timed out after %ss" % timeout if p.returncode == 124 else \
+            "exit status %d" % p.returncode
+        raise ClusterError("%s: %s\n%s%s" % (" ".join(cmd), what, p.stdout, p.stderr))
+    return p
+
+
+def tail(path, lines=30):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return "(cannot read %s: %s)" % (path, e)
+
+
+def slurm_plugindir():
+    d = os.environ.get("EASYPP_SLURM_PLUGINDIR")
+    if d:
+        return d
+    for d in _PLUGINDIR_CANDIDATES:
+        if os.path.exists(os.path.join(d, "sched_backfill.so")):
+            return d
+    raise ClusterError("cannot find Slurm's plugin directory (set EASYPP_SLURM_PLUGINDIR)")
+
+
+def easypp_plugindir():
+    return os.path.abspath(os.environ.get("EASYPP_PLUGIN_DIR",
+                                          os.path.join(REPO_ROOT, "plugin")))
+
+
+def parse_time(value):
+    """Slurm's local ISO time (2024-01-02T03:04:05) to Unix time; None if unset."""
+    if not value or value in ("None", "Unknown", "N/A", "(null)"):
+        return None
+    try:
+        return int(time.mktime(time.strptime(value, "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return None
+
+
+_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_:/]*)=(.*)$")
+
+
+def parse_kv_line(line):
+    """'A=1 B=x y C=2' -> dict; a word without '=' continues the previous value."""
+    out = {}
+    last = None
+    for word in line.strip().split(" "):
+        m = _KEY_RE.match(word)
+        if m:
+            last = m.group(1)
+            out[last] = m.group(2)
+        elif last is not None:
+            out[last] += " " + word
+    return out
+
+
+# --- munge and test users ----------------------------------------------------
+
+def munge_works():
+    try:
+        p = subprocess.run("munge -n | unmunge", shell=True, capture_output=True,
+                           timeout=10)
+        return p.returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def ensure_munge():
+    """Make `munge -n` work: create the key if missing and start munged as
+    user munge. Returns True if this call started munged (it is left running:
+    it is a system service other tools may share)."""
+    if munge_works():
+        return False
+    try:
+        mu = pwd.getpwnam("munge")
+    except KeyError:
+        raise ClusterError("user 'munge' does not exist (apt-get install munge)")
+    for d, mode in (("/etc/munge", 0o700), ("/var/lib/munge", 0o700),
+                    ("/var/log/munge", 0o700), ("/run/munge", 0o755)):
+        os.makedirs(d, exist_ok=True)
+        os.chown(d, mu.pw_uid, mu.pw_gid)
+        os.chmod(d, mode)
+    if not os.path.exists(MUNGE_KEY):
+        log("creating %s" % MUNGE_KEY)
+        if shutil.which("mungekey"):
+            run(["mungekey", "--create", "--keyfile", MUNGE_KEY])
+        else:
+            with open(MUNGE_KEY, "wb") as f:
+                f.write(os.urandom(1024))
+    os.chown(MUNGE_KEY, mu.pw_uid, mu.pw_gid)
+    os.chmod(MUNGE_KEY, 0o400)
+    log("starting munged")
+    p = run(["runuser", "-u", "munge", "--", MUNGED], check=False)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if munge_works():
+            return True
+        time.sleep(0.2)
+    raise ClusterError("munged did not start (exit %d): %s%s\n%s" % (
+        p.returncode, p.stdout, p.stderr, tail("/var/log/munge/munged.log")))
+
+
+def ensure_users(names=TEST_USERS):
+    """Create unprivileged test users if missing; return {name: uid}."""
+    out = {}
+    for n in names:
+        try:
+            out[n] = pwd.getpwnam(n).pw_uid
+            continue
+        except KeyError:
+            pass
+        run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+             "--shell", "/bin/sh", "--user-group", n])
+        out[n] = pwd.getpwnam(n).pw_uid
+    return out
+
+
+def _port_free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def pick_ports(count):
+    """A random block of `count` consecutive free TCP ports."""
+    for _ in range(200):
+        base = random.randrange(20000, 60000 - count)
+        if all(_port_free(base + i) for i in range(count)):
+            return base
+    raise ClusterError("no free block of %d ports" % count)
+
+
+# --- every job of the suite ----------------------------------------------------
+
+# One dict per job submitted through Cluster.submit(): cluster (its
+# directory), job_id, time_limit (minutes), user, name, cancelled (by the
+# test itself), and once the cluster stopped: final (the last
+# `scontrol show job` record as a dict, None if slurmctld had forgotten it).
+JOB_REGISTRY = []
+
+FINISHED_STATES = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
+                   "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
+
+
+def parse_duration(value):
+    """Slurm's [D-]HH:MM:SS, MM:SS or minutes to seconds; None for UNLIMITED."""
+    if not value or value in ("UNLIMITED", "INFINITE", "Partition_Limit", "NONE"):
+        return None
+    days = 0
+    if "-" in value:
+        d, value = value.split("-", 1)
+        days = int(d)
+    parts = [int(p) for p in value.split(":")]
+    if len(parts) == 1:
+        secs = parts[0] * 60
+    elif len(parts) == 2:
+        secs = parts[0] * 60 + parts[1]
+    else:
+        secs = parts[0] * 3600 + parts[1] * 60 + parts[2]
+    return days * 86400 + secs
+
+
+def ended_early(rec):
+    """Why a finished job of the registry violates the kill-time rule (it
+    ended before its time limit although its own script did not finish), or
+    None. Jobs the test cancelled itself and jobs still running when their
+    cluster stopped are not judged."""
+    f = rec.get("final")
+    if rec.get("cancelled") or f is None:
+        return None
+    state = f.get("JobState")
+    if state not in FINISHED_STATES:
+        return None  # still pending/running at teardown: killed by the harness
+    if state in ("COMPLETED", "FAILED"):
+        return None  # the script itself ended (exit status 0 or not)
+    limit = parse_duration(f.get("TimeLimit"))
+    start, end = f.get("start"), f.get("end")
+    if start is None or end is None or limit is None:
+        return "state %s, start %s, end %s, limit %s" % (state, start, end, limit)
+    if end - start >= limit:
+        return None  # TIMEOUT at or after the limit
+    return "state %s after %d s, limit %d s" % (state, end - start, limit)
+
+
+# --- scenarios running in the background ---------------------------------------
+
+# Long, mostly idle scenarios (waiting for Slurm's 30 s time-limit check, say)
+# run in a thread on their own cluster while the other tests run:
+# test_aa_background.py starts every registered one first, and the module
+# that registered it joins it and makes its assertions in its usual place.
+_background = {}  # name -> {"fn", "thread", "result", "error"}
+
+
+def background(name, fn):
+    """Register fn() (returns a result, may raise) as background scenario."""
+    _background.setdefault(name, {"fn": fn, "thread": None, "result": None, "error": None})
+
+
+def _run_background(rec):
+    try:
+        rec["result"] = rec["fn"]()
+    except BaseException as e:  # noqa: BLE001 - handed to the joining test
+        rec["error"] = e
+
+
+def start_background(names=None):
+    """Start the registered scenarios not started yet; return their names."""
+    started = []
+    for name, rec in _background.items():
+        if (names is None or name in names) and rec["thread"] is None:
+            rec["thread"] = threading.Thread(target=_run_background, args=(rec,),
+                                             name="easypp-" + name, daemon=True)
+            rec["thread"].start()
+            started.append(name)
+    return started
+
+
+def join_background(name, timeout):
+    """Wait for scenario `name` (starting it if nobody did); return its result
+    or raise its exception."""
+    start_background([name])
+    rec = _background[name]
+    rec["thread"].join(timeout)
+    if rec["thread"].is_alive():
+        raise ClusterError("background scenario %s still running after %ds" % (name, timeout))
+    if rec["error"] is not None:
+        raise rec["error"]
+    return rec["result"]
+
+
+# --- the cluster -------------------------------------------------------------
+
+_live_clusters = []
+_setup_lock = threading.Lock()
+
+
+def _stop_all():
+    for c in list(_live_clusters):
+        try:
+            c.stop()
+        except Exception as e:  # noqa: BLE001 - best effort at exit
+            log("stop failed: %s" % e)
+
+
+def _on_signal(signum, frame):
+    _stop_all()
+    # re-raise the default behaviour (exit status 128 + signum)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+atexit.register(_stop_all)
+for _sig in (signal.SIGTERM, signal.SIGHUP):
+    try:
+        signal.signal(_sig, _on_signal)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+
+class Cluster:
+    def __init__(self, scheduler="sched/easypp", nodes=8, cpus=4,
+                 partition="batch", scheduler_parameters=None,
+                 min_job_age=3600, debug="info", extra_conf="",
+                 plugin_dir=None, bind_now=False, max_time="INFINITE",
+                 keep_dir_on_failure=True, partitions=None):
+        if os.geteuid() != 0:
+            raise ClusterError("the test cluster needs root")
+        for prog in (SLURMCTLD, SLURMD):
+            if not os.access(prog, os.X_OK):
+                raise ClusterError("%s not found (apt-get install slurmctld slurmd)" % prog)
+        self.scheduler = scheduler
+        self.nodes = int(nodes)
+        self.cpus = int(cpus)
+        self.partition = partition
+        self.scheduler_parameters = scheduler_parameters
+        self.min_job_age = int(min_job_age)
+        self.debug = debug
+        self.extra_conf = extra_conf
+        self.plugin_dir = plugin_dir or easypp_plugindir()
+        self.bind_now = bind_now
+        self.max_time = max_time
+        self.keep_dir_on_failure = keep_dir_on_failure
+        # slurm.conf PartitionName= lines replacing the default partition
+        # (all nodes, named `partition`); None keeps the default.
+        self.partitions = partitions
+        self.dir = None
+        self.ctld = None
+        self.slurmds = {}
+        self.start_seconds = None
+        self.stop_seconds = None
+        self.users = {}
+        self.final_ctld_log = ""
+
+    # -- paths --
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    @property
+    def conf_path(self):
+        return self.path("slurm.conf")
+
+    @property
+    def ctld_log(self):
+        return self.path("slurmctld.log")
+
+    @property
+    def jobcomp_path(self):
+        return self.path("jobcomp.txt")
+
+    def node_names(self):
+        return ["n%d" % i for i in range(1, self.nodes + 1)]
+
+    def env(self, **extra):
+        e = dict(os.environ)
+        e["SLURM_CONF"] = self.conf_path
+        for k in list(e):
+            if k.startswith(("SLURM_", "SBATCH_", "SQUEUE_", "SINFO_", "SCONTROL_")) \
+                    and k != "SLURM_CONF":
+                del e[k]
+        e.update(extra)
+        return e
+
+    def daemon_env(self):
+        e = self.env()
+        e[MARKER] = self.dir
+        if self.bind_now:
+            # resolve every symbol at dlopen. Not the default: some of
+            # Debian's own plugins (prep/script) then fail in slurmctld.
+            e["LD_BIND_NOW"] = "1"
+        return e
+
+    # -- configuration --
+    def write_conf(self):
+        plugindir = slurm_plugindir()
+        sp = self.scheduler_parameters
+        if sp is None:
+            sp = "sched_interval=5,bf_interval=5,easypp_interval=2" \
+                if self.scheduler != "sched/builtin" else "sched_interval=5"
+        host = socket.gethostname().split(".")[0]
+        last = self.node_port + self.nodes - 1
+        lines = [
+            "# generated by tests/integration/cluster.py",
+            "ClusterName=easypp%d" % (self.ctld_port % 100000),
+            "SlurmctldHost=%s(127.0.0.1)" % host,
+            "SlurmctldPort=%d" % self.ctld_port,
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            "AuthType=auth/munge",
+            "CredType=cred/munge",
+            "StateSaveLocation=%s" % self.path("state"),
+            "SlurmdSpoolDir=%s" % self.path("spool", "%n"),
+            "SlurmctldPidFile=%s" % self.path("slurmctld.pid"),
+            "SlurmdPidFile=%s" % self.path("slurmd-%n.pid"),
+            "SlurmctldLogFile=%s" % self.ctld_log,
+            "SlurmdLogFile=%s" % self.path("slurmd-%n.log"),
+            "SlurmctldDebug=%s" % self.debug,
+            "SlurmdDebug=info",
+            "PluginDir=%s:%s" % (plugindir, self.plugin_dir),
+            "SchedulerType=%s" % self.scheduler,
+            "SchedulerParameters=%s" % sp if sp else "#SchedulerParameters=",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core",
+            "PriorityType=priority/basic",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "JobCompType=jobcomp/filetxt",
+            "JobCompLoc=%s" % self.jobcomp_path,
+            "MpiDefault=none",
+            "MailProg=/bin/true",
+            "SwitchType=switch/none",
+            "SlurmdParameters=config_overrides",
+            "ReturnToService=2",
+            # finished jobs stay in slurmctld (the plugin learns from them)
+            "MinJobAge=%d" % self.min_job_age,
+            "KillWait=5",
+            "InactiveLimit=0",
+            "MessageTimeout=10",
+            "SlurmctldTimeout=60",
+            "SlurmdTimeout=120",
+            "NodeName=n[1-%d] NodeHostname=localhost NodeAddr=127.0.0.1 "
+            "Port=[%d-%d] CPUs=%d RealMemory=1000 State=UNKNOWN"
+            % (self.nodes, self.node_port, last, self.cpus),
+        ]
+        if self.partitions:
+            lines += list(self.partitions)
+        else:
+            lines.append("PartitionName=%s Nodes=n[1-%d] Default=YES MaxTime=%s State=UP"
+                         % (self.partition, self.nodes, self.max_time))
+        if self.extra_conf:
+            lines.append(self.extra_conf)
+        with open(self.conf_path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def set_scheduler_parameters(self, params, reconfigure=True):
+        """Rewrite SchedulerParameters and (by default) scontrol reconfigure."""
+        self.scheduler_parameters = params
+        self.write_conf()
+        if reconfigure:
+            self.reconfigure()
+
+    # -- lifecycle --
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def start(self):
+        t0 = time.time()
+        with _setup_lock:  # clusters may start in several threads at once
+            ensure_munge()
+            self.users = ensure_users()
+        self.dir = tempfile.mkdtemp(prefix="easypp-cluster-")
+        os.chmod(self.dir, 0o755)
+        _live_clusters.append(self)
+        try:
+            for d in ("state", "spool", "out"):
+                os.makedirs(self.path(d))
+            os.chmod(self.path("out"), 0o1777)
+            self.ctld_port = pick_ports(1 + self.nodes)
+            self.node_port = self.ctld_port + 1
+            self.write_conf()
+            self._start_ctld(clear=True)
+            for n in self.node_names():
+                self._start_slurmd(n)
+            self.wait_idle()
+        except BaseException:
+            log("start failed; stopping what was started (dir %s)" % self.dir)
+            self.stop(keep_dir=self.keep_dir_on_failure)
+            raise
+        self.start_seconds = time.time() - t0
+        log("cluster up in %.1fs: %d nodes x %d CPUs, %s, dir %s" % (
+            self.start_seconds, self.nodes, self.cpus, self.scheduler, self.dir))
+
+    def _spawn(self, argv, logname):
+        out = open(self.path(logname), "ab")
+        try:
+            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, env=self.daemon_env(),
+                                    start_new_session=True, cwd=self.dir)
+        finally:
+            out.close()
+
+    def _start_ctld(self, clear=False):
+        argv = [SLURMCTLD, "-D", "-f", self.conf_path]
+        if clear:
+            argv.append("-c")
+        self.ctld = self._spawn(argv, "slurmctld.stdout")
+        self._wait_ctld_up()
+
+    def _wait_ctld_up(self, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.ctld.poll() is not None:
+                raise ClusterError("slurmctld exited with status %s at start\n"
+                                   "--- %s (tail) ---\n%s\n--- stdout ---\n%s" % (
+                                       self.ctld.returncode, self.ctld_log,
+                                       tail(self.ctld_log),
+                                       tail(self.path("slurmctld.stdout"), 10)))
+            p = run(["scontrol", "ping"], timeout=5, check=False, env=self.env())
+            if p.returncode == 0 and "UP" in p.stdout:
+                return
+            time.sleep(0.3)
+        raise ClusterError("slurmctld not responding after %ds\n%s" % (
+            timeout, tail(self.ctld_log)))
+
+    def _start_slurmd(self, node):
+        os.makedirs(self.path("spool", node), exist_ok=True)
+        self.slurmds[node] = self._spawn(
+            [SLURMD, "-D", "-N", node, "-f", self.conf_path], "slurmd-%s.stdout" % node)
+
+    def wait_idle(self, timeout=60):
+        """Wait until every node is idle."""
+        deadline = time.time() + timeout
+        last = ""
+        while time.time() < deadline:
+            for n, p in self.slurmds.items():
+                if p.poll() is not None:
+                    raise ClusterError("slurmd %s exited with status %s\n%s" % (
+                        n, p.returncode, tail(self.path("slurmd-%s.log" % n))))
+            if self.ctld.poll() is not None:
+                raise ClusterError("slurmctld exited with status %s\n%s" % (
+                    self.ctld.returncode, tail(self.ctld_log)))
+            p = run(["sinfo", "-h", "-N", "-o", "%N %t"], timeout=10, check=False,
+                    env=self.env())
+            last = p.stdout
+            states = [l.split()[1] for l in p.stdout.splitlines() if len(l.split()) == 2]
+            if len(states) == self.nodes and all(s == "idle" for s in states):
+                return
+            time.sleep(0.3)
+        raise ClusterError("nodes not idle after %ds:\n%s\n%s" % (
+            timeout, last, tail(self.ctld_log)))
+
+    def _kill(self, proc, name, term_wait):
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(term_wait)
+        except subprocess.TimeoutExpired:
+            log("%s (pid %d) ignored SIGTERM for %ss; SIGKILL" % (name, proc.pid, term_wait))
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(10)
+
+    def _kill_leftovers(self):
+        """Kill job steps and job processes of this cluster that outlive the
+        daemons: processes carrying the marker or this cluster's SLURM_CONF
+        in their environment, or whose working directory or command line lies
+        in the cluster directory (batch scripts run from the spool
+        directory), and every process in their sessions."""
+        me = os.getpid()
+        try:
+            my_sid = os.getsid(0)
+        except OSError:
+            my_sid = -1
+        marks = (("%s=%s" % (MARKER, self.dir)).encode(),
+                 ("SLURM_CONF=%s" % self.conf_path).encode())
+        prefix = self.dir.rstrip("/") + "/"
+        for _ in range(3):
+            sessions, victims, procs = set(), set(), []
+            for name in os.listdir("/proc"):
+                if not name.isdigit() or int(name) == me:
+                    continue
+                pid = int(name)
+                try:
+                    with open("/proc/%d/stat" % pid, "rb") as f:
+                        stat = f.read()
+                    sid = int(stat[stat.rindex(b")") + 2:].split()[3])
+                except (OSError, ValueError, IndexError):
+                    continue
+                procs.append((pid, sid))
+                hit = False
+                try:
+                    with open("/proc/%d/environ" % pid, "rb") as f:
+                        env = f.read().split(b"\0")
+                    hit = any(m in env for m in marks)
+                except OSError:
+                    pass
+                if not hit:
+                    try:
+                        cwd = os.readlink("/proc/%d/cwd" % pid) + "/"
+                        hit = cwd.startswith(prefix)
+                    except OSError:
+                        pass
+                if not hit:
+                    try:
+                        with open("/proc/%d/cmdline" % pid, "rb") as f:
+                            hit = prefix.encode() in f.read()
+                    except OSError:
+                        pass
+                if hit:
+                    victims.add(pid)
+                    if sid not in (0, 1, my_sid):
+                        sessions.add(sid)
+            victims |= {pid for pid, sid in procs if sid in sessions}
+            if not victims:
+                return
+            for pid in victims:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.2)
+
+    def stop(self, keep_dir=False):
+        """Stop slurmd (all nodes), then slurmctld; kill leftovers. Idempotent."""
+        if self.dir is None:
+            return
+        t0 = time.time()
+        self._collect_final_records()
+        procs = list(self.slurmds.items())
+        for n, p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.time() + 5
+        for n, p in procs:
+            try:
+                p.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                pass
+        for n, p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait(10)
+        self._kill(self.ctld, "slurmctld", 20)
+        self._kill_leftovers()
+        self.stop_seconds = time.time() - t0
+        # the log outlives the directory, for assertions about the shutdown
+        self.final_ctld_log = self.ctld_log_text()
+        if self in _live_clusters:
+            _live_clusters.remove(self)
+        log("cluster stopped in %.1fs" % self.stop_seconds)
+        if keep_dir or os.environ.get("EASYPP_KEEP_CLUSTER_DIR"):
+            log("kept %s" % self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir = None
+        self.slurmds = {}
+        self.ctld = None
+
+    def _collect_final_records(self):
+        """Read the last record of every registered job of this cluster."""
+        mine = [r for r in JOB_REGISTRY if r["cluster"] == self.dir and r.get("final") is None]
+        if not mine or not self.slurmctld_alive():
+            return
+        try:
+            records = self.all_jobs()
+        except ClusterError:
+            return
+        for r in mine:
+            r["final"] = records.get(r["job_id"])
+
+    def restart_slurmctld(self, timeout=30, while_stopped=None):
+        """Stop slurmctld and start it again from its saved state;
+        while_stopped() runs in between (e.g. to damage a state file)."""
+        self._kill(self.ctld, "slurmctld", 20)
+        if while_stopped is not None:
+            while_stopped()
+        self._start_ctld(clear=False)
+        self._wait_ctld_up(timeout)
+
+    def slurmctld_alive(self):
+        return self.ctld is not None and self.ctld.poll() is None
+
+    # -- clients --
+    def client(self, *argv, timeout=30, check=True, user=None, input=None):
+        cmd = list(argv)
+        if user is not None and user != "root":
+            cmd = ["runuser", "-u", user, "--", "env", "SLURM_CONF=%s" % self.conf_path] + cmd
+        return run(cmd, timeout=timeout, check=check, env=self.env(), input=input)
+
+    def scontrol(self, *args, **kw):
+        return self.client("scontrol", *args, **kw).stdout
+
+    def reconfigure(self):
+        self.scontrol("reconfigure")
+
+    def show_config(self):
+        """`scontrol show config` as a dict."""
+        out = {}
+        for line in self.scontrol("show", "config").splitlines():
+            if " = " in line:
+                k, v = line.split(" = ", 1)
+                out[k.strip()] = v.strip()
+        return out
+
+    def submit(self, wrap="sleep 1", time_min=5, nodes=None, ntasks=None, name=None,
+               user=None, partition=None, extra=(), begin=None):
+        """sbatch --wrap; time_min may be int minutes or a Slurm time string;
+        begin: a Unix time before which the job is not eligible. Returns the
+        job id (recorded in JOB_REGISTRY)."""
+        t = time_min if isinstance(time_min, str) else str(int(time_min))
+        cmd = ["sbatch", "--parsable", "--time=%s" % t,
+               "--output=%s" % self.path("out", "slurm-%j.out"),
+               "--chdir=%s" % self.path("out")]
+        if nodes is not None:
+            cmd.append("--nodes=%s" % nodes)
+        if ntasks is not None:
+            cmd.append("--ntasks=%s" % ntasks)
+        if name:
+            cmd.append("--job-name=%s" % name)
+        if partition:
+            cmd.append("--partition=%s" % partition)
+        if begin is not None:
+            cmd.append("--begin=%s" % time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                      time.localtime(int(begin))))
+        cmd += list(extra)
+        cmd += ["--wrap", wrap]
+        out = self.client(*cmd, user=user).stdout.strip()
+        try:
+            job_id = int(out.split(";")[0])
+        except ValueError:
+            raise ClusterError("sbatch printed %r" % out)
+        JOB_REGISTRY.append({"cluster": self.dir, "scheduler": self.scheduler,
+                             "job_id": job_id, "time_limit": t, "user": user,
+                             "name": name, "cancelled": False, "final": None})
+        return job_id
+
+    def cancel(self, *job_ids):
+        """scancel; the jobs are marked as cancelled by the test (the
+        suite-wide kill-time check does not judge them)."""
+        ids = {int(j) for j in job_ids}
+        for r in JOB_REGISTRY:
+            if r["cluster"] == self.dir and r["job_id"] in ids:
+                r["cancelled"] = True
+        if ids:
+            self.client("scancel", *[str(j) for j in sorted(ids)])
+
+    # -- sched/easypp's files --
+    def status_path(self):
+        return self.path("state", "easypp_status.json")
+
+    def state_path(self):
+        return self.path("state", "easypp_state.json")
+
+    def read_json(self, path):
+        """A JSON file as a dict, None if missing or (being replaced) unreadable."""
+        import json
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def status(self):
+        return self.read_json(self.status_path())
+
+    def history(self, user):
+        """The plugin's learned runtimes of `user` (name or uid) from the
+        status file, oldest first; [] if none."""
+        uid = self.users.get(user, user) if isinstance(user, str) else user
+        st = self.status() or {}
+        for ring in st.get("history", []):
+            if ring.get("user") == uid and ring.get("estimate_key", -1) == -1:
+                return [e[0] for e in ring.get("history", [])]
+        return []
+
+    def run_history(self, user, runtimes, time_min=10, timeout=60, window=2):
+        """Give `user` a history: one one-node `sleep r` job per runtime, all
+        at once; wait until they completed and the plugin (predictor window
+        `window`) learned them. Returns the job ids."""
+        before = len(self.history(user))
+        ids = [self.submit(wrap="sleep %d" % r, time_min=time_min, nodes=1, user=user,
+                           name="history") for r in runtimes]
+        self.wait_jobs(ids, timeout=timeout)
+        want = min(before + len(runtimes), window)
+        self.wait_for("the plugin to learn %s's jobs" % user,
+                      lambda: len(self.history(user)) >= want, timeout=timeout)
+        return ids
+
+    def planned_start(self, job_id):
+        """squeue --start's planned start of a pending job (Unix time) or None."""
+        p = self.client("squeue", "--start", "-h", "-o", "%i %S", "-j", str(job_id),
+                        check=False)
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[0] == str(job_id):
+                return parse_time(f[1])
+        return None
+
+    def wait_for(self, what, predicate, timeout=30, interval=0.3):
+        """Poll predicate() until it returns something true; return that."""
+        deadline = time.time() + timeout
+        while True:
+            v = predicate()
+            if v:
+                return v
+            if time.time() > deadline:
+                raise ClusterError("timed out after %ds waiting for %s\n%s" % (
+                    timeout, what, tail(self.ctld_log)))
+            if not self.slurmctld_alive():
+                raise ClusterError("slurmctld died while waiting for %s\n%s" % (
+                    what, tail(self.ctld_log)))
+            time.sleep(interval)
+
+    def job(self, job_id):
+        """scontrol show job -o as a dict (StartTime/EndTime/SubmitTime also
+        as Unix times under start/end/submit); None if unknown."""
+        p = self.client("scontrol", "show", "job", "-o", str(job_id), check=False)
+        if p.returncode != 0 or not p.stdout.strip():
+            return None
+        d = parse_kv_line(p.stdout.splitlines()[0])
+        d["start"] = parse_time(d.get("StartTime"))
+        d["end"] = parse_time(d.get("EndTime"))
+        d["submit"] = parse_time(d.get("SubmitTime"))
+        return d
+
+    def all_jobs(self):
+        """Every job slurmctld knows, {id: dict like job()}, in one call."""
+        p = self.client("scontrol", "show", "job", "-o", check=False)
+        out = {}
+        for line in p.stdout.splitlines():
+            d = parse_kv_line(line)
+            if "JobId" not in d:
+                continue
+            d["start"] = parse_time(d.get("StartTime"))
+            d["end"] = parse_time(d.get("EndTime"))
+            d["submit"] = parse_time(d.get("SubmitTime"))
+            out[int(d["JobId"])] = d
+        return out
+
+    def job_state(self, job_id):
+        j = self.job(job_id)
+        return j["JobState"] if j else None
+
+    def squeue(self, fmt="%i %T", extra=()):
+        return self.client("squeue", "-h", "-o", fmt, *extra).stdout
+
+    def wait_jobs(self, job_ids, timeout=120,
+                  states=("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
+                          "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+                          "PREEMPTED")):
+        """Wait until every job is in one of `states`; return {id: job dict}."""
+        deadline = time.time() + timeout
+        pending = set(job_ids)
+        done = {}
+        while pending:
+            recs = self.all_jobs() if len(pending) > 3 else \
+                {j: self.job(j) for j in pending}
+            for j in list(pending):
+                d = recs.get(j)
+                if d and d["JobState"] in states:
+                    done[j] = d
+                    pending.discard(j)
+            if not pending:
+                break
+            if time.time() > deadline:
+                raise ClusterError("jobs %s not finished after %ds:\n%s" % (
+                    sorted(pending), timeout, self.squeue("%i %T %r %S %N")))
+            if not self.slurmctld_alive():
+                raise ClusterError("slurmctld died\n%s" % tail(self.ctld_log))
+            time.sleep(0.5)
+        return done
+
+    def wait_state(self, job_id, states, timeout=60):
+        states = (states,) if isinstance(states, str) else tuple(states)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            d = self.job(job_id)
+            if d and d["JobState"] in states:
+                return d
+            time.sleep(0.3)
+        raise ClusterError("job %s not in %s after %ds (now %s)" % (
+            job_id, states, timeout, self.job_state(job_id)))
+
+    def jobcomp_records(self):
+        """Finished jobs from the jobcomp/filetxt file, as dicts."""
+        try:
+            with open(self.jobcomp_path, errors="replace") as f:
+                return [parse_kv_line(l) for l in f if l.strip()]
+        except FileNotFoundError:
+            return []
+
+    def ctld_log_text(self):
+        try:
+            with open(self.ctld_log, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def wait_log(self, pattern, timeout=30):
+        """Wait until the slurmctld log matches regex `pattern`; return the match."""
+        rx = re.compile(pattern, re.M)
+        deadline = time.time() + timeout
+        while True:
+            m = rx.search(self.ctld_log_text())
+            if m:
+                return m
+            if time.time() > deadline:
+                raise ClusterError("slurmctld log never matched %r\n%s" % (
+                    pattern, tail(self.ctld_log)))
+            time.sleep(0.3)
+

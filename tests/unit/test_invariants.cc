@@ -1,0 +1,198 @@
+// Invariants checked on every event of randomized workloads:
+// - capacity is never exceeded, and no job starts before it arrives;
+// - no job ends before start + runtime (the simulator never kills early);
+// - under easy with estimates, when runtimes never exceed estimates, no
+//   backfilled job delays the head's reservation, and every head starts no
+//   later than its first reservation;
+// - with the "safe" option the same holds under predictions;
+// - without it, the checker does find delays (so it can fail).
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "easypp/sim/simulator.h"
+#include "sim_fixtures.h"
+
+using namespace easypp;
+using namespace easypp::testing;
+
+namespace {
+
+// A random workload with repeating users (so predictions matter), round
+// estimates and, unless `overrun`, runtimes never above the estimate.
+Workload random_workload(std::uint32_t seed, std::size_t n, std::int64_t procs, bool overrun) {
+  std::mt19937_64 rng(seed);
+  auto uni = [&](double a, double b) { return a + (b - a) * double(rng() >> 11) * 0x1.0p-53; };
+  const Time rounds[] = {60, 300, 900, 1800, 3600, 7200, 14400};
+  std::vector<J> jobs;
+  Time t = 0;
+  std::vector<double> base(8);
+  for (auto& b : base) b = uni(30, 5000);
+  for (std::size_t i = 0; i < n; ++i) {
+    t += Time(uni(0, 400));
+    const UserId u = UserId(rng() % base.size());
+    Time r = std::max<Time>(0, Time(base[std::size_t(u)] * uni(0.3, 1.5)));
+    Time e = rounds[6];
+    for (Time v : rounds)
+      if (v >= r) {
+        e = v;
+        break;
+      }
+    if (rng() % 3 == 0) e = rounds[6];  // many users ask for the maximum
+    if (r > e) r = e;
+    if (overrun && rng() % 10 == 0) r = e + Time(uni(1, 600));
+    const std::int64_t size = rng() % 4 == 0 ? std::int64_t(1 + rng() % procs)
+                                             : std::int64_t(1 + rng() % std::max<std::int64_t>(1, procs / 4));
+    jobs.push_back(J{t, r, e, size, u});
+  }
+  return workload(procs, jobs);
+}
+
+struct Checker : SimObserver {
+  const Workload& w;
+  bool check_shadow;  // check "no backfilled job delays the head" per pass
+  std::int64_t used = 0;
+  std::vector<JobHandle> backfilled_in_pass;
+  std::vector<std::string> failures;
+  std::uint64_t shadow_checks = 0;
+
+  Checker(const Workload& wl, bool shadow) : w(wl), check_shadow(shadow) {}
+
+  void fail(const std::string& s) {
+    if (failures.size() < 5) failures.push_back(s);
+  }
+  void on_start(const SimView& v, JobHandle h, Time now, bool backfilled) override {
+    const Job& j = w.jobs[h];
+    if (now < j.submit) fail("job started before arrival");
+    used += j.size;
+    if (used > v.total_procs()) fail("capacity exceeded");
+    if (v.free_procs() != v.total_procs() - used) fail("free processor count inconsistent");
+    if (v.free_procs() < 0) fail("negative free processors");
+    if (backfilled) backfilled_in_pass.push_back(h);
+  }
+  void on_end(const SimView& v, JobHandle h, Time now) override {
+    const Job& j = w.jobs[h];
+    used -= j.size;
+    if (now - v.start(h) != j.runtime) fail("job did not run exactly its runtime");
+  }
+  void before_pass(const SimView&, Time) override { backfilled_in_pass.clear(); }
+  void after_pass(const SimView& v, Time now, const PassResult& pr) override {
+    if (!check_shadow || !pr.head_reserved || pr.shadow >= kNever) return;
+    if (v.start(pr.head) >= 0) return;
+    ++shadow_checks;
+    // Recompute the head's shadow with every job backfilled in this pass
+    // held until its estimate (worst case: it runs to its kill time).
+    std::vector<std::pair<Time, std::int64_t>> ends;
+    for (JobHandle h : v.running_jobs()) {
+      const bool bf = std::find(backfilled_in_pass.begin(), backfilled_in_pass.end(), h) !=
+                      backfilled_in_pass.end();
+      const Time end = v.start(h) + (bf ? std::max(w.jobs[h].estimate, v.prediction(h)) : v.prediction(h));
+      ends.emplace_back(end, w.jobs[h].size);
+    }
+    std::sort(ends.begin(), ends.end());
+    std::int64_t avail = v.free_procs();
+    Time s2 = avail >= w.jobs[pr.head].size ? now : kNever;
+    for (const auto& [end, size] : ends) {
+      if (s2 < kNever) break;
+      avail += size;
+      if (avail >= w.jobs[pr.head].size) s2 = end;
+    }
+    if (s2 > pr.shadow) {
+      std::ostringstream o;
+      o << "t=" << now << ": backfilling delayed the head " << pr.head << " from " << pr.shadow
+        << " to " << s2;
+      fail(o.str());
+    }
+  }
+};
+
+std::string describe(const std::vector<std::string>& f) {
+  std::string s;
+  for (const auto& x : f) s += x + "; ";
+  return s;
+}
+
+}  // namespace
+
+class InvariantTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(InvariantTest);
+  CPPUNIT_TEST(testCapacityAndArrivalAllPresets);
+  CPPUNIT_TEST(testEasyNeverDelaysHead);
+  CPPUNIT_TEST(testSafeNeverDelaysHeadUnderPredictions);
+  CPPUNIT_TEST(testCheckerDetectsUnsafeBackfill);
+  CPPUNIT_TEST(testDeterministic);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testCapacityAndArrivalAllPresets() {
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+      const Workload w = random_workload(seed, 500, 32, /*overrun=*/true);
+      for (const auto& name : preset_names()) {
+        Checker c(w, false);
+        const RunResult r = Simulator(w, sched(name)).run(&c);
+        CPPUNIT_ASSERT_MESSAGE(name + ": " + describe(c.failures), c.failures.empty());
+        CPPUNIT_ASSERT_EQUAL(std::int64_t(0), c.used);
+        for (const auto& o : r.jobs) CPPUNIT_ASSERT(o.start >= 0 && o.end >= o.start);
+      }
+    }
+  }
+  void testEasyNeverDelaysHead() {
+    for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+      const Workload w = random_workload(seed, 600, 32, /*overrun=*/false);
+      for (const char* name : {"easy", "easy-sjbf", "conservative"}) {
+        Checker c(w, true);
+        const RunResult r = Simulator(w, sched(name)).run(&c);
+        CPPUNIT_ASSERT_MESSAGE(std::string(name) + ": " + describe(c.failures), c.failures.empty());
+        CPPUNIT_ASSERT(c.shadow_checks > 100);
+        // Every head starts no later than its first reservation.
+        std::size_t reserved = 0;
+        for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+          if (r.jobs[i].first_reservation < 0) continue;
+          ++reserved;
+          CPPUNIT_ASSERT_MESSAGE(std::string(name) + " job " + std::to_string(i),
+                                 r.jobs[i].start <= r.jobs[i].first_reservation);
+        }
+        CPPUNIT_ASSERT(reserved > 10);
+      }
+    }
+  }
+  void testSafeNeverDelaysHeadUnderPredictions() {
+    for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+      // Runtimes may exceed predictions and even estimates here.
+      const Workload w = random_workload(seed, 600, 32, /*overrun=*/true);
+      for (const char* name : {"easy++:safe=yes", "easy+:safe=yes", "easy-pred:safe=yes"}) {
+        Checker c(w, true);
+        Simulator(w, sched(name)).run(&c);
+        CPPUNIT_ASSERT_MESSAGE(std::string(name) + ": " + describe(c.failures), c.failures.empty());
+        CPPUNIT_ASSERT(c.shadow_checks > 100);
+      }
+    }
+  }
+  void testCheckerDetectsUnsafeBackfill() {
+    // Plain EASY++ backfills by predicted end; a job predicted short but with
+    // a long estimate can, in the worst case, delay the head. The checker
+    // must see that on random workloads, or it checks nothing.
+    std::size_t violations = 0;
+    for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+      const Workload w = random_workload(seed, 600, 32, false);
+      Checker c(w, true);
+      Simulator(w, sched("easy++")).run(&c);
+      violations += c.failures.size();
+    }
+    CPPUNIT_ASSERT(violations > 0);
+  }
+  void testDeterministic() {
+    const Workload w = random_workload(42, 800, 64, true);
+    for (const char* name : {"easy++", "conservative", "sjf"}) {
+      const RunResult a = Simulator(w, sched(name)).run();
+      const RunResult b = Simulator(w, sched(name)).run();
+      CPPUNIT_ASSERT(starts(a) == starts(b));
+    }
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(InvariantTest);

@@ -1,0 +1,393 @@
+// Hand-computed scheduling scenarios (spec section 4): shadow time and extra
+// processors, backfilling via (a) and (b), the expired-prediction collapse and
+// its repair by correction, SJBF order with the reservation on the FCFS head.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include "easypp/policy.h"
+#include "easypp/sim/proc_resources.h"
+#include "easypp/sim/simulator.h"
+#include "sim_fixtures.h"
+
+using namespace easypp;
+using namespace easypp::testing;
+
+namespace {
+
+// A minimal adapter over ProcResources recording what the policy did, to
+// test schedule_pass() without the simulator.
+struct RecordingAdapter {
+  ProcResources res;
+  Time now;
+  std::vector<std::int64_t> sizes;  // by handle
+  std::vector<Time> pred;           // by handle
+  std::vector<JobHandle> started;
+  std::vector<std::pair<JobHandle, Time>> reserved;
+  bool start_now(JobHandle h) {
+    if (!res.fits_now(sizes[h])) return false;
+    res.start(h, sizes[h], now + pred[h], now + pred[h]);
+    started.push_back(h);
+    return true;
+  }
+  Time reserve(JobHandle h, Time d, bool) {
+    const Time s = res.reserve(sizes[h], d);
+    reserved.emplace_back(h, s);
+    return s;
+  }
+  bool backfill(JobHandle h, Time bound) {
+    if (!res.may_backfill(sizes[h], bound)) return false;
+    res.start(h, sizes[h], bound, now + pred[h]);
+    started.push_back(h);
+    return true;
+  }
+  bool can_start_more() const { return res.free() > 0; }
+  std::int64_t free_width() const { return res.free(); }
+  bool room_beyond_shadow() const { return res.extra() > 0; }
+  bool may_continue() const { return true; }
+};
+
+}  // namespace
+
+class PolicyTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(PolicyTest);
+  CPPUNIT_TEST(testShadowTimeAndExtra);
+  CPPUNIT_TEST(testShadowPastPredictedEnds);
+  CPPUNIT_TEST(testBackfillRules);
+  CPPUNIT_TEST(testProfileHoldsBackfillUntilItsBound);
+  CPPUNIT_TEST(testPassDirect);
+  CPPUNIT_TEST(testSimulatedBackfillAB);
+  CPPUNIT_TEST(testCollapseWithoutCorrection);
+  CPPUNIT_TEST(testSjbfOrderKeepsReservationOnHead);
+  CPPUNIT_TEST(testFcfsNoBackfill);
+  CPPUNIT_TEST(testSafeBackfill);
+  CPPUNIT_TEST(testStarvationGuard);
+  CPPUNIT_TEST(testConservativeReservesEveryone);
+  CPPUNIT_TEST(testSjfQueueOrder);
+  CPPUNIT_TEST(testPerfectAndX2);
+  CPPUNIT_TEST(testPresetsAreKnobCombinations);
+  CPPUNIT_TEST(testSpecParsing);
+  CPPUNIT_TEST(testJobsNeverEndEarly);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  // 10 processors; A (4 procs) predicted to end at 100, B (4) at 200, 2 free.
+  // A 7-processor head fits only when B ends: shadow 200, extra 10 - 7 = 3.
+  void testShadowTimeAndExtra() {
+    ProcResources r(10);
+    r.start(1, 4, 100, 100);
+    r.start(2, 4, 200, 200);
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(2), r.free());
+    CPPUNIT_ASSERT_EQUAL(Time(200), r.reserve(7, 50));
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(3), r.extra());
+    // A 6-processor head would fit when A ends: shadow 100, extra 0.
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.reserve(6, 50));
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(0), r.extra());
+    // Wider than the machine: never.
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(kNever, r.reserve(11, 50));
+  }
+  void testShadowPastPredictedEnds() {
+    // Predicted ends in the past still count (spec: that is why correction
+    // matters): the shadow time is in the past.
+    ProcResources r(10);
+    r.start(1, 8, 50, 50);
+    r.begin_pass(80);
+    CPPUNIT_ASSERT_EQUAL(Time(50), r.reserve(10, 10));
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(0), r.extra());
+    // Nothing can backfill: (a) cannot hold for a shadow in the past and
+    // there is no extra.
+    CPPUNIT_ASSERT(!r.may_backfill(1, 81));
+  }
+  void testBackfillRules() {
+    ProcResources r(10);
+    r.start(1, 4, 100, 100);
+    r.start(2, 4, 200, 200);
+    r.begin_pass(0);
+    r.reserve(7, 50);  // shadow 200, extra 3
+    // (a): ends before the shadow time, may use any free processor.
+    CPPUNIT_ASSERT(r.may_backfill(2, 200));
+    // Does not fit the free processors at all.
+    CPPUNIT_ASSERT(!r.may_backfill(3, 10));
+    // (b): ends after the shadow but fits the extra processors.
+    CPPUNIT_ASSERT(r.may_backfill(2, 500));
+    r.start(3, 2, 500, 500);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(1), r.extra());  // (b) shrinks extra
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(0), r.free());
+  }
+  // With several reservations (availability profile) a job backfilled under
+  // the safe rule is held until its bound (its estimate), not its prediction:
+  // a later reservation in the same pass must not plan on its processors.
+  // 10 procs; R (6) predicted to end at 100; head H (10) reserved at 100;
+  // B (4) backfills with prediction 50 but bound 90; J (4, 40 s) then fits
+  // only after H: 150, not 50.
+  void testProfileHoldsBackfillUntilItsBound() {
+    ProcResources r(10);
+    r.start(1, 6, 100, 100);
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.reserve(10, 50));
+    CPPUNIT_ASSERT_EQUAL(Time(150), r.reserve(10, 50));  // second reservation: profile
+    CPPUNIT_ASSERT(r.may_backfill(4, 90));
+    r.start(2, 4, /*end_bound=*/90, /*predicted_end=*/50);
+    CPPUNIT_ASSERT_EQUAL(Time(200), r.reserve(4, 40));
+    // Without the safe rule (bound == prediction) the same job frees its
+    // processors at 50.
+    ProcResources p(10);
+    p.start(1, 6, 100, 100);
+    p.begin_pass(0);
+    p.reserve(10, 50);
+    p.reserve(10, 50);
+    p.start(2, 4, 50, 50);
+    CPPUNIT_ASSERT_EQUAL(Time(50), p.reserve(4, 40));
+  }
+  void testPassDirect() {
+    // schedule_pass with a recording adapter: 10 procs, job 0 (6 procs) runs
+    // until 100. Queue: 1 (8 procs, head), 2 (2 procs, p=500), 3 (1 proc,
+    // p=50), 4 (1 proc, p=200).
+    RecordingAdapter a{ProcResources(10), 0, {6, 8, 2, 1, 1}, {100, 10, 500, 50, 200}, {}, {}};
+    a.res.start(0, 6, 100, 100);
+    a.res.begin_pass(0);
+    WaitQueue q(BackfillOrder::Queue);
+    for (JobHandle h = 1; h <= 4; ++h) q.push(h, {0, h}, a.pred[h], a.pred[h], a.sizes[h]);
+    PolicyConfig cfg;
+    cfg.backfill = BackfillOrder::Queue;
+    const PassResult r = schedule_pass(0, q, a, cfg);
+    CPPUNIT_ASSERT(r.head_reserved);
+    CPPUNIT_ASSERT_EQUAL(JobHandle(1), r.head);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.shadow);  // extra = 4 + 6 - 8 = 2
+    // 2 via (b) using the 2 extra, 3 via (a); 4 neither (extra now 0).
+    CPPUNIT_ASSERT(std::vector<JobHandle>({2, 3}) == a.started);
+    CPPUNIT_ASSERT_EQUAL(2u, r.started_backfill);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), q.size());
+  }
+  void testSimulatedBackfillAB() {
+    // The same scenario through the simulator, with completions.
+    const Workload w = workload(10, {
+        {0, 100, 100, 6},   // 0 runs [0,100)
+        {0, 10, 10, 8},     // 1 head: blocked, shadow 100, extra 2
+        {0, 500, 500, 2},   // 2 (b): uses the 2 extra processors
+        {0, 50, 50, 1},     // 3 (a): ends at 50 <= 100
+        {0, 200, 200, 1},   // 4 neither: waits
+    });
+    const RunResult r = Simulator(w, sched("easy")).run();
+    CPPUNIT_ASSERT(std::vector<Time>({0, 100, 0, 0, 110}) == starts(r));
+    CPPUNIT_ASSERT(r.jobs[2].backfilled && r.jobs[3].backfilled && !r.jobs[1].backfilled);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.jobs[1].first_reservation);
+    // Job 4 became head at t=100 (after 1 started) and fit when 1 ended.
+    CPPUNIT_ASSERT_EQUAL(Time(110), r.jobs[4].first_reservation);
+  }
+  void testCollapseWithoutCorrection() {
+    // User 1's two short jobs make the prediction of its long job L 10 s.
+    // L is still running at its predicted end (t=30). The wide head H then
+    // has a shadow time in the past. Without correction, C (2 procs, 60 s)
+    // cannot backfill: the reservation has collapsed to "now" and there is
+    // no extra. With correction, L's prediction becomes its estimate at
+    // t=30, the shadow moves to 2020, and C backfills at once.
+    const Workload w = workload(10, {
+        {0, 10, 100, 1, 1},       // a1
+        {0, 10, 100, 1, 1},       // a2
+        {20, 1000, 2000, 5, 1},   // L: predicted 10, runs 1000
+        {25, 100, 100, 10, 2},    // H: needs the whole machine
+        {40, 50, 60, 2, 3},       // C
+    });
+    const RunResult nocorr = Simulator(w, sched("easy-pred")).run();
+    const RunResult corr = Simulator(w, sched("easy+")).run();
+    const RunResult est = Simulator(w, sched("easy")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(10), corr.jobs[2].first_prediction);
+    CPPUNIT_ASSERT_EQUAL(Time(1020), nocorr.jobs[3].start);
+    CPPUNIT_ASSERT_EQUAL(Time(1120), nocorr.jobs[4].start);  // collapse: waits for H
+    CPPUNIT_ASSERT_EQUAL(0u, nocorr.jobs[2].corrections);
+    CPPUNIT_ASSERT_EQUAL(Time(40), corr.jobs[4].start);      // repaired
+    CPPUNIT_ASSERT_EQUAL(1u, corr.jobs[2].corrections);
+    CPPUNIT_ASSERT_EQUAL(Time(2000), corr.jobs[2].final_prediction);
+    CPPUNIT_ASSERT_EQUAL(Time(40), est.jobs[4].start);
+    // H's first reservation: L's predicted end (30) with predictions, its
+    // estimated end (2020) with estimates.
+    CPPUNIT_ASSERT_EQUAL(Time(30), corr.jobs[3].first_reservation);
+    CPPUNIT_ASSERT_EQUAL(Time(2020), est.jobs[3].first_reservation);
+  }
+  void testSjbfOrderKeepsReservationOnHead() {
+    // 10 procs; job 0 (8 procs) runs until 100; head H (10 procs) waits.
+    // X (2 procs, 90 s) is ahead of Y (2 procs, 30 s) in the queue; only one
+    // fits the 2 free processors.
+    // EASY backfills X (queue order); SJBF backfills Y (shorter). The
+    // reservation stays on H in both: it starts at 100, not Y or X first.
+    const Workload w = workload(10, {
+        {0, 100, 100, 8, 1},
+        {1, 10, 10, 10, 2},   // H
+        {2, 90, 90, 2, 3},    // X
+        {2, 30, 30, 2, 4},    // Y
+        {2, 20, 20, 3, 5},    // Z: shortest but wider than the 2 free procs
+    });
+    const RunResult fcfs = Simulator(w, sched("easy")).run();
+    const RunResult sjbf = Simulator(w, sched("easy-sjbf")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(100), fcfs.jobs[1].start);
+    CPPUNIT_ASSERT_EQUAL(Time(100), sjbf.jobs[1].start);
+    CPPUNIT_ASSERT_EQUAL(Time(2), fcfs.jobs[2].start);   // X first under EASY
+    CPPUNIT_ASSERT(fcfs.jobs[3].start >= 100);           // Y must wait
+    CPPUNIT_ASSERT_EQUAL(Time(2), sjbf.jobs[3].start);   // Y first under SJBF
+    CPPUNIT_ASSERT(sjbf.jobs[2].start >= 100);           // X waits
+    CPPUNIT_ASSERT(sjbf.jobs[4].start >= 100);           // Z never fit
+    CPPUNIT_ASSERT_EQUAL(Time(100), sjbf.jobs[1].first_reservation);
+  }
+  void testFcfsNoBackfill() {
+    const Workload w = workload(10, {
+        {0, 100, 100, 8},
+        {1, 10, 10, 10},
+        {2, 5, 5, 1},  // would fit, but FCFS never backfills
+    });
+    const RunResult r = Simulator(w, sched("fcfs")).run();
+    CPPUNIT_ASSERT(std::vector<Time>({0, 100, 110}) == starts(r));
+    CPPUNIT_ASSERT_EQUAL(Time(-1), r.jobs[1].first_reservation);
+  }
+  void testSafeBackfill() {
+    // Candidate C is predicted short (user history) but has a long estimate:
+    // plain EASY++ backfills it by (a); "safe" refuses, since running to its
+    // estimate it would delay the head.
+    const Workload w = workload(10, {
+        {0, 5, 1000, 1, 1},
+        {0, 5, 1000, 1, 1},
+        {10, 100, 100, 9, 2},    // B runs [10,110)
+        {11, 10, 10, 10, 3},     // H: shadow 110
+        {12, 20, 1000, 1, 1},    // C: predicted 5, estimate 1000
+    });
+    const RunResult plain = Simulator(w, sched("easy++")).run();
+    const RunResult safe = Simulator(w, sched("easy++:safe=yes")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(5), plain.jobs[4].first_prediction);
+    CPPUNIT_ASSERT_EQUAL(Time(12), plain.jobs[4].start);
+    CPPUNIT_ASSERT(safe.jobs[4].start >= 110);
+  }
+  void testStarvationGuard() {
+    // User 1's history predicts 5 s for jobs with a 1000 s limit. The head H
+    // (whole machine) waits for R until 1000. C1 (t=20) and C2 (t=200) are
+    // such jobs: plain EASY++ backfills both by prediction. With
+    // safe-after=100, H has waited 190 s when C2 arrives, so C2 is judged by
+    // its limit (it could run past H's reservation) and must wait.
+    const Workload w = workload(10, {
+        {0, 5, 1000, 1, 1},
+        {0, 5, 1000, 1, 1},
+        {0, 1000, 1000, 8, 9},   // R
+        {10, 10, 10, 10, 2},     // H
+        {20, 5, 1000, 1, 1},     // C1
+        {200, 5, 1000, 1, 1},    // C2
+    });
+    const RunResult plain = Simulator(w, sched("easy++")).run();
+    const RunResult guard = Simulator(w, sched("easy++:safe-after=100")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(20), plain.jobs[4].start);
+    CPPUNIT_ASSERT_EQUAL(Time(20), guard.jobs[4].start);  // head not starving yet
+    CPPUNIT_ASSERT_EQUAL(Time(200), plain.jobs[5].start);
+    CPPUNIT_ASSERT(guard.jobs[5].start >= 1000);           // protected head
+    CPPUNIT_ASSERT_EQUAL(Time(1000), guard.jobs[3].start);
+    CPPUNIT_ASSERT_EQUAL(Time(1000), plain.jobs[3].start);
+  }
+  void testConservativeReservesEveryone() {
+    // 10 procs; 0 (6 procs) runs [0,100). Head 1 (8 procs) is reserved at
+    // 100 with 2 extra. 2 needs the whole machine; 3 (2 procs, 500 s).
+    // EASY: 3 backfills into the extra at t=3 (it cannot hurt the head), and
+    //   2, which has no reservation, waits until 3 ends at 503.
+    // Conservative: 2 also holds a reservation (at 200, the whole machine),
+    //   so 3 may not start: it would overlap it. 3 runs after 2.
+    const Workload w = workload(10, {
+        {0, 100, 100, 6},
+        {1, 100, 100, 8},
+        {2, 100, 100, 10},
+        {3, 500, 500, 2},
+    });
+    const RunResult easy = Simulator(w, sched("easy")).run();
+    const RunResult cons = Simulator(w, sched("conservative")).run();
+    CPPUNIT_ASSERT(std::vector<Time>({0, 100, 503, 3}) == starts(easy));
+    CPPUNIT_ASSERT(std::vector<Time>({0, 100, 200, 300}) == starts(cons));
+    // Depth 2 behaves like conservative here (two blocked jobs).
+    const RunResult two = Simulator(w, sched("easy:reservations=2")).run();
+    CPPUNIT_ASSERT(starts(cons) == starts(two));
+  }
+  void testSjfQueueOrder() {
+    // SJF: the queue itself is sorted by estimate, so the reservation goes
+    // to the shortest waiting job.
+    const Workload w = workload(10, {
+        {0, 100, 100, 10},
+        {1, 500, 500, 10},
+        {2, 50, 50, 10},
+    });
+    const RunResult sjf = Simulator(w, sched("sjf")).run();
+    const RunResult easy = Simulator(w, sched("easy")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(100), sjf.jobs[2].start);
+    CPPUNIT_ASSERT_EQUAL(Time(150), sjf.jobs[1].start);
+    CPPUNIT_ASSERT_EQUAL(Time(100), easy.jobs[1].start);
+    CPPUNIT_ASSERT_EQUAL(Time(600), easy.jobs[2].start);
+  }
+  void testPerfectAndX2() {
+    // 10 procs; 0 (8 procs) runs [0,50) with estimate 1000. Head H (10).
+    // Candidate C (2 procs) runs 40, estimate 100.
+    const Workload w = workload(10, {
+        {0, 50, 1000, 8},
+        {1, 10, 10, 10},
+        {2, 40, 100, 2},
+    });
+    // perfect: shadow 50; C would end at 42 <= 50: backfills at 2.
+    const RunResult perfect = Simulator(w, sched("perfect")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(2), perfect.jobs[2].start);
+    CPPUNIT_ASSERT_EQUAL(Time(50), perfect.jobs[1].first_reservation);
+    CPPUNIT_ASSERT_EQUAL(100.0, perfect.jobs[0].accuracy * 100.0);
+    // x2 plans with 2 x estimates: shadow 2000, C (planned 200) backfills.
+    const RunResult x2 = Simulator(w, sched("x2")).run();
+    CPPUNIT_ASSERT_EQUAL(Time(200), x2.jobs[2].first_prediction);
+    CPPUNIT_ASSERT_EQUAL(Time(2000), x2.jobs[1].first_reservation);
+    CPPUNIT_ASSERT_EQUAL(Time(2), x2.jobs[2].start);
+  }
+  void testPresetsAreKnobCombinations() {
+    // Each preset equals its base with knobs applied.
+    auto same = [](const std::string& a, const std::string& b) {
+      const SchedulerConfig x = sched(a), y = sched(b);
+      return x.describe() == y.describe();
+    };
+    CPPUNIT_ASSERT(same("easy++", "easy:plan=prediction:correction=estimate:backfill=sjbf"));
+    CPPUNIT_ASSERT(same("easy+", "easy:plan=prediction:correction=estimate"));
+    CPPUNIT_ASSERT(same("easy-sjbf", "easy:backfill=sjbf"));
+    CPPUNIT_ASSERT(same("easy-pred", "easy:plan=prediction"));
+    CPPUNIT_ASSERT(same("easy-pcor", "easy:correction=estimate"));
+    CPPUNIT_ASSERT(same("perfect++", "easy:plan=runtime:backfill=sjbf"));
+    CPPUNIT_ASSERT(same("conservative", "easy:reservations=all"));
+    CPPUNIT_ASSERT(same("sjf", "easy:queue-order=sjf"));
+    CPPUNIT_ASSERT(same("fcfs", "easy:backfill=none"));
+    CPPUNIT_ASSERT(same("x2", "easy:estimate-factor=2"));
+    CPPUNIT_ASSERT(!same("easy++", "easy++:safe-after=3600"));
+    CPPUNIT_ASSERT(!same("easy", "easy++"));
+    CPPUNIT_ASSERT_EQUAL(std::size_t(12), preset_names().size());
+    for (const auto& n : preset_names()) CPPUNIT_ASSERT(preset(n).has_value());
+  }
+  void testSpecParsing() {
+    std::string err;
+    CPPUNIT_ASSERT(!parse_scheduler_spec("easy+++", {}, &err));
+    CPPUNIT_ASSERT(err.find("unknown scheduler") != std::string::npos);
+    CPPUNIT_ASSERT(!parse_scheduler_spec("easy++:window=0", {}, &err));
+    CPPUNIT_ASSERT(err.find("window") != std::string::npos);
+    CPPUNIT_ASSERT(!parse_scheduler_spec("easy++:window", {}, &err));
+    CPPUNIT_ASSERT(!parse_scheduler_spec("easy++:colour=red", {}, &err));
+    CPPUNIT_ASSERT(err.find("unknown knob") != std::string::npos);
+    // Spec knobs override base knobs, which override the preset.
+    auto c = parse_scheduler_spec("easy++:window=5", {{"window", "3"}, {"metric", "median"}}, &err);
+    CPPUNIT_ASSERT(c.has_value());
+    CPPUNIT_ASSERT_EQUAL(5, c->predictor.window);
+    CPPUNIT_ASSERT(c->predictor.metric == Metric::Median);
+    CPPUNIT_ASSERT_EQUAL(std::string("easy++:window=5"), c->name);
+  }
+  void testJobsNeverEndEarly() {
+    // The simulator's kill-time invariant: whatever the planning values, a
+    // job runs exactly its runtime (under-predicted jobs are never cut).
+    const Workload w = workload(10, {
+        {0, 10, 100, 1, 1},
+        {0, 10, 100, 1, 1},
+        {20, 1000, 2000, 5, 1},
+        {25, 100, 100, 10, 2},
+        {40, 50, 60, 2, 3},
+    });
+    for (const auto& name : preset_names()) {
+      const RunResult r = Simulator(w, sched(name)).run();
+      for (std::size_t i = 0; i < w.jobs.size(); ++i)
+        CPPUNIT_ASSERT_EQUAL(w.jobs[i].runtime, r.jobs[i].end - r.jobs[i].start);
+    }
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(PolicyTest);

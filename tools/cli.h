@@ -1,0 +1,37 @@
+// Command-line options of easypp-sim.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "easypp/sim/generator.h"
+#include "easypp/sim/metrics.h"
+#include "easypp/policy.h"
+#include "easypp/sim/workload.h"
+
+namespace easypp::cli {
+
+struct Options {
+  std::string workload;                  ///< FILE, "-" or "synthetic[:k=v,...]"
+  std::vector<std::string> schedulers{"easy", "easy++"};
+  KnobList knobs;  ///< global knob overrides
+  WorkloadOptions wl;
+  MetricsOptions metrics;
+  bool flurries = false;                 ///< report with and without flurry jobs
+  bool json = false;
+  bool quiet = false;
+  std::string output_swf;
+};
+
+/// Parse argv. On --help/--version prints and exits 0; on a bad option or
+/// value prints one line "easypp-sim: ..." to stderr and exits 2.
+Options parse(int argc, char** argv);
+
+/// The scheduler configurations: preset, then global knobs, then the spec's
+/// own knobs. Exits 2 on error.
+std::vector<SchedulerConfig> schedulers(const Options& o);
+
+[[noreturn]] void usage_error(const std::string& msg);
+
+}  // namespace easypp::cli

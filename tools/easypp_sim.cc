@@ -1,0 +1,105 @@
+// easypp-sim: replay an SWF workload through the EASY++ scheduling core.
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli.h"
+#include "easypp/sim/generator.h"
+#include "easypp/sim/simulator.h"
+#include "report.h"
+
+using namespace easypp;
+
+namespace {
+
+Workload load(const cli::Options& o) {
+  const std::string& src = o.workload;
+  if (src == "synthetic" || src.rfind("synthetic:", 0) == 0) {
+    GeneratorConfig g;
+    std::string err;
+    if (src.size() > 10 && !parse_generator_spec(src.substr(10), g, &err))
+      cli::usage_error("--workload " + src + ": " + err);
+    err = g.validate();
+    if (!err.empty()) cli::usage_error("--workload " + src + ": " + err);
+    return generate_workload(g, o.wl);
+  }
+  return load_workload(src, o.wl);
+}
+
+std::string output_name(const std::string& pattern, const std::string& sched) {
+  const auto p = pattern.find("%s");
+  if (p == std::string::npos) return pattern;
+  std::string safe;
+  for (char c : sched) safe += (std::isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.') ? c : '_';
+  return pattern.substr(0, p) + safe + pattern.substr(p + 2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const cli::Options opt = cli::parse(argc, argv);
+  const std::vector<SchedulerConfig> cfgs = cli::schedulers(opt);
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Workload w = load(opt);
+    const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!opt.quiet) {
+      for (const auto& d : w.diagnostics) std::cerr << "easypp-sim: " << d.format() << "\n";
+      if (w.report.malformed > 0)
+        std::cerr << "easypp-sim: " << w.source << ": " << w.report.malformed
+                  << " malformed lines skipped in all (counts by reason: --json)\n";
+    }
+
+    std::vector<RunResult> results;
+    results.reserve(cfgs.size());
+    for (const auto& c : cfgs) results.push_back(Simulator(w, c).run());
+
+    std::vector<report::Run> runs;
+    for (const auto& r : results) {
+      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}};
+      if (opt.flurries) {
+        MetricsOptions mo = opt.metrics;
+        mo.exclude_flurries = true;
+        run.has_without_flurries = true;
+        run.without_flurries = compute_metrics(w, r, mo);
+      }
+      runs.push_back(run);
+    }
+    if (!opt.output_swf.empty()) {
+      for (const auto& r : results) {
+        try {
+          report::write_swf(output_name(opt.output_swf, r.config.name), w, r);
+        } catch (const std::runtime_error& e) {
+          std::cerr << "easypp-sim: --output-swf: " << e.what() << "\n";
+          return 2;
+        }
+      }
+    }
+
+    if (opt.json) {
+      if (!report::print_json(std::cout, w, read_s, runs)) {
+        std::cerr << "easypp-sim: cannot write the JSON report\n";
+        return 1;
+      }
+    } else {
+      report::print_text(std::cout, w, read_s, runs);
+    }
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "easypp-sim: cannot write to standard output\n";
+      return 1;
+    }
+    return 0;
+  } catch (const swf::Error& e) {
+    std::cerr << "easypp-sim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "easypp-sim: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "easypp-sim: " << e.what() << "\n";
+    return 1;
+  }
+}
