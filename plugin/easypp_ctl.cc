@@ -6,7 +6,6 @@
 // Exit status: 0 success, 1 a missing or corrupt file, 2 a usage error. Every
 // error is one line on standard error starting with "easypp-ctl: ".
 #include <fcntl.h>
-#include <jansson.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -32,7 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "easypp/predictor.h"
+#include "easypp/prediction_book.h"
+#include "plugin_config.h"
 #include "plugin_state.h"
 
 #ifndef EASYPP_VERSION
@@ -40,7 +40,6 @@
 #endif
 
 using easypp::Predictor;
-using easypp::PredictorConfig;
 using easypp::Time;
 using easypp::UserId;
 namespace ps = easypp::plugin;
@@ -244,66 +243,6 @@ std::optional<Time> parse_duration(std::string_view s) {
   }
   if (!any) return std::nullopt;
   return total;
-}
-
-// The settings line: key=value tokens separated by spaces or commas.
-std::map<std::string, std::string> parse_settings(const std::string& line) {
-  std::map<std::string, std::string> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == ',' || line[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != ',' && line[j] != '\t') ++j;
-    const std::string tok = line.substr(i, j - i);
-    i = j;
-    const std::size_t eq = tok.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    std::string key = tok.substr(0, eq);
-    if (key.rfind("easypp_", 0) == 0) key = key.substr(7);
-    out[key] = tok.substr(eq + 1);
-  }
-  return out;
-}
-
-// The predictor the plugin runs, as far as the settings tell. `window` is
-// the state file's if the settings do not say.
-PredictorConfig predictor_config(const std::map<std::string, std::string>& set, int window,
-                                 std::vector<std::string>* notes) {
-  PredictorConfig c;
-  c.window = window;
-  auto get = [&](std::initializer_list<const char*> keys) -> const std::string* {
-    for (const char* k : keys) {
-      auto it = set.find(k);
-      if (it != set.end()) return &it->second;
-    }
-    return nullptr;
-  };
-  if (const std::string* v = get({"window"})) {
-    char* end = nullptr;
-    const long w = std::strtol(v->c_str(), &end, 10);
-    if (end != v->c_str() && *end == '\0' && w >= 1 && w <= PredictorConfig::kMaxWindow)
-      c.window = int(w);
-    else
-      notes->push_back("settings: window='" + *v + "' not understood, using " +
-                       std::to_string(c.window));
-  }
-  if (const std::string* v = get({"metric"})) {
-    if (auto m = easypp::parse_metric(*v)) c.metric = *m;
-    else notes->push_back("settings: metric='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"history_type", "history", "type"})) {
-    if (auto t = easypp::parse_history_type(*v)) c.type = *t;
-    else notes->push_back("settings: history_type='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"fullness"})) {
-    if (auto f = easypp::parse_fullness(*v)) c.fullness = *f;
-    else notes->push_back("settings: fullness='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"fallback"})) {
-    if (auto f = easypp::parse_fallback(*v)) c.fallback = *f;
-    else notes->push_back("settings: fallback='" + *v + "' not understood");
-  }
-  return c;
 }
 
 // --- StateSaveLocation from scontrol ----------------------------------------------------
@@ -528,24 +467,16 @@ ps::Status read_status_or_die(const std::string& path) {
   return s;
 }
 
-struct JsonDeleter {
-  void operator()(json_t* j) const { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
+void print_text(const std::string& json) { std::printf("%s\n", json.c_str()); }
 
-// The file again, as JSON (already validated by plugin_state).
-JsonPtr load_json(const std::string& path) {
-  json_error_t e;
-  JsonPtr j(json_load_file(path.c_str(), JSON_REJECT_DUPLICATES, &e));
-  if (!j) die(1, path + ": " + e.text);
-  return j;
-}
-
-void print_json(json_t* j) {
-  char* s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-  if (!s) die(1, "cannot format JSON");
-  std::printf("%s\n", s);
-  std::free(s);
+// The plugin's settings as the status file carries them, through the
+// plugin's own table (plugin_config.h); keys this easypp-ctl does not know
+// (a newer plugin) are reported once.
+ps::PluginConfig plugin_settings(const ps::Status* st, std::vector<std::string>* notes) {
+  if (st == nullptr) return ps::PluginConfig();
+  ps::ParsedConfig pc = ps::apply_settings(st->settings);
+  for (const std::string& w : pc.warnings) notes->push_back("settings: " + w);
+  return pc.config;
 }
 
 // --- users ------------------------------------------------------------------------
@@ -574,16 +505,13 @@ int cmd_status(const Options& o, const std::string& dir) {
   const std::string path = join_path(dir, ps::kStatusFileName);
   const ps::Status s = read_status_or_die(path);
   if (o.json) {
-    JsonPtr j = load_json(path);
-    json_object_del(j.get(), "history");
-    json_object_del(j.get(), "jobs");
-    print_json(j.get());
+    print_text(ps::status_to_json(s, ps::StatusPart::Summary));
     return 0;
   }
-  const auto set = parse_settings(s.settings);
-  Time interval = 10;
-  if (auto it = set.find("interval"); it != set.end())
-    if (auto d = parse_duration(it->second); d && *d > 0) interval = *d;
+  std::vector<std::string> notes;
+  const ps::PluginConfig cfg = plugin_settings(&s, &notes);
+  for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
+  const Time interval = cfg.interval;
   const Time now = Time(std::time(nullptr));
   const Time age = now - s.written;
   const Time stale_after = std::max<Time>(3 * interval, 300);
@@ -601,7 +529,7 @@ int cmd_status(const Options& o, const std::string& dir) {
               stale ? "  STALE" : "");
   std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : s.version.c_str(),
               s.slurm_version.empty() ? "?" : s.slurm_version.c_str());
-  std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : s.settings.c_str());
+  std::printf("  settings       %s\n", cfg.describe().c_str());
   std::printf("  state file     %s\n", s.state_file.empty() ? "-" : s.state_file.c_str());
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
   std::printf("  jobs           %zu pending, %zu running", pending, running);
@@ -656,13 +584,11 @@ int cmd_jobs(const Options& o, const std::string& dir) {
     if (o.user && !(j.user_name == *o.user || (uid && j.user == *uid))) return false;
     return true;
   };
-  if (o.json) {
-    JsonPtr j = load_json(path);
-    json_t* jobs = json_object_get(j.get(), "jobs");
-    JsonPtr out(json_array());
-    for (std::size_t i = 0; i < s.jobs.size() && i < json_array_size(jobs); ++i)
-      if (keep(s.jobs[i])) json_array_append(out.get(), json_array_get(jobs, i));
-    print_json(out.get());
+  if (o.json) {  // from the validated snapshot, never a second read
+    ps::Status shown;
+    for (const ps::JobStatus& j : s.jobs)
+      if (keep(j)) shown.jobs.push_back(j);
+    print_text(ps::status_to_json(shown, ps::StatusPart::Jobs));
     return 0;
   }
   Table t({"JOBID", "USER", "PARTITION", "STATE", "ESTIMATE", "PREDICTION", "SOURCE", "CORR",
@@ -722,11 +648,13 @@ int cmd_users(const Options& o, const std::string& dir) {
   } else {
     die(1, err);
   }
+  // Predict as the plugin does: its settings, through the same core.
   std::vector<std::string> notes;
-  const auto set = status ? parse_settings(status->settings) : std::map<std::string, std::string>();
-  PredictorConfig cfg = predictor_config(set, have_state ? saved.window : 2, &notes);
-  Predictor pred(cfg);
-  pred.restore(rings);
+  ps::PluginConfig pcfg = plugin_settings(status, &notes);
+  if (!status && have_state) easypp::apply_knob(pcfg.sched, "window", std::to_string(saved.window));
+  const easypp::SchedulerConfig& cfg = pcfg.sched;
+  easypp::PredictionBook book(cfg);
+  book.restore_history(rings, Time(std::time(nullptr)));
 
   std::optional<UserId> only;
   if (o.user_arg) {
@@ -735,35 +663,37 @@ int cmd_users(const Options& o, const std::string& dir) {
   }
   auto keep = [&](const Predictor::Ring& r) { return !only || r.user == *only; };
 
-  if (o.json) {
-    if (status) {
-      JsonPtr j = load_json(status_path);
-      json_t* h = json_object_get(j.get(), "history");
-      JsonPtr out(json_array());
-      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
-        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
-      print_json(out.get());
-    } else {
-      JsonPtr j = load_json(state_path);
-      json_t* h = json_object_get(j.get(), "users");
-      JsonPtr out(json_array());
-      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
-        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
-      print_json(out.get());
-    }
+  if (o.json) {  // from the validated snapshot, never a second read
+    ps::Status shown;
+    for (const auto& r : rings)
+      if (keep(r)) shown.history.push_back(r);
+    print_text(ps::status_to_json(shown, ps::StatusPart::History));
     return 0;
   }
 
   for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
   std::printf("History from %s\n", source.c_str());
-  std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
-              cfg.window, easypp::to_string(cfg.metric), easypp::to_string(cfg.type),
-              easypp::to_string(cfg.fullness), easypp::to_string(cfg.fallback));
+  if (cfg.plan == easypp::PlanWith::Prediction)
+    std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
+                cfg.predictor.window, easypp::to_string(cfg.predictor.metric),
+                easypp::to_string(cfg.predictor.type), easypp::to_string(cfg.predictor.fullness),
+                easypp::to_string(cfg.predictor.fallback));
+  else
+    std::printf("Planning with time limits (easypp_plan=estimate): the history is kept but not "
+                "used\n\n");
 
-  // A prediction for a new job of `user`: "2h00m -> 1h00m (history)".
+  // The planning value of a new job of `user`: "2h00m -> 1h00m (history)".
+  auto plan_of = [&](UserId user, Time estimate, bool* from_history) {
+    return book.plan_value(user, estimate, from_history);
+  };
+  auto source_of = [&](bool from_history) {
+    if (cfg.plan != easypp::PlanWith::Prediction) return "time limit";
+    return from_history ? "history" : "fallback";
+  };
   auto predict_text = [&](UserId user, Time estimate) {
-    return duration(estimate) + " -> " + duration(pred.predict(user, estimate)) + " (" +
-           (pred.has_history_for(user, estimate) ? "history" : "fallback") + ")";
+    bool h = false;
+    const Time p = plan_of(user, estimate, &h);
+    return duration(estimate) + " -> " + duration(p) + " (" + source_of(h) + ")";
   };
   // Names the status file knows (from jobs), else the passwd database.
   std::map<UserId, std::string> names;
@@ -809,7 +739,8 @@ int cmd_users(const Options& o, const std::string& dir) {
     else extended.push_back(&r);
   }
   if (!user_ring || user_ring->entries.empty()) {
-    std::printf("  no history: a new job gets the fallback (%s)\n", easypp::to_string(cfg.fallback));
+    std::printf("  no history: a new job gets the fallback (%s)\n",
+                easypp::to_string(cfg.predictor.fallback));
   } else {
     std::printf("  history (oldest first):\n");
     Table t({"    #", "RUNTIME", "ESTIMATE", "RUNTIME/ESTIMATE"});
@@ -835,10 +766,12 @@ int cmd_users(const Options& o, const std::string& dir) {
         ests.push_back(e.estimate);
   }
   if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
-  for (Time e : ests)
+  for (Time e : ests) {
+    bool h = false;
+    const Time p = plan_of(uid, e, &h);
     std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
-                duration(pred.predict(uid, e)).c_str(),
-                pred.has_history_for(uid, e) ? "history" : "fallback");
+                duration(p).c_str(), source_of(h));
+  }
   return 0;
 }
 
@@ -848,16 +781,11 @@ int cmd_state(const Options& o, const std::string& dir) {
   std::string err;
   bool missing = false;
   if (!ps::load_state(path, &s, &err, &missing)) die(1, err);
-  if (o.json) {
-    JsonPtr j = load_json(path);
-    print_json(j.get());
+  if (o.json) {  // from the validated state, never a second read
+    print_text(ps::state_to_json(s, s.written));
     return 0;
   }
-  Time written = 0;
-  {
-    JsonPtr j = load_json(path);
-    written = Time(json_integer_value(json_object_get(j.get(), "written")));
-  }
+  const Time written = s.written;
   std::size_t users = 0, extended = 0, entries = 0;
   for (const auto& r : s.rings) {
     (r.estimate_key < 0 ? users : extended) += 1;

@@ -286,15 +286,7 @@ json_t* job_json(const JobStatus& j) {
   return o;
 }
 
-std::string status_json(const Status& s) {
-  json_t* o = json_object();
-  put(o, "format_version", jint(Status::kFormatVersion));
-  put(o, "version", jstr(s.version));
-  put(o, "slurm_version", jstr(s.slurm_version));
-  put(o, "written", jint(s.written));
-  put(o, "settings", jstr(s.settings));
-  put(o, "state_file", jstr(s.state_file));
-  const CycleStats& c = s.last;
+json_t* cycle_json(const CycleStats& c) {
   json_t* lc = json_object();
   put(lc, "time", jint(c.time));
   put(lc, "seconds", jsec(c.seconds));
@@ -308,10 +300,14 @@ std::string status_json(const Status& s) {
   put(lc, "corrections", jint(c.corrections));
   put(lc, "learned", jint(c.learned));
   put(lc, "yields", jint(c.yields));
+  put(lc, "het_started", jint(c.het_started));
+  put(lc, "het_undone", jint(c.het_undone));
   put(lc, "interrupted", json_boolean(c.interrupted));
   put(lc, "trigger", jstr(c.trigger));
-  put(o, "last_cycle", lc);
-  const Totals& t = s.totals;
+  return lc;
+}
+
+json_t* totals_json(const Totals& t) {
   json_t* tj = json_object();
   put(tj, "cycles", jint(std::int64_t(t.cycles)));
   put(tj, "tested", jint(std::int64_t(t.tested)));
@@ -321,13 +317,37 @@ std::string status_json(const Status& s) {
   put(tj, "learned", jint(std::int64_t(t.learned)));
   put(tj, "seconds", jsec(t.seconds));
   put(tj, "max_seconds", jsec(t.max_seconds));
-  put(o, "totals", tj);
-  put(o, "history", rings_json(s.history));
-  json_t* jobs = json_array();
-  for (const auto& j : s.jobs) json_array_append_new(jobs, job_json(j));
-  put(o, "jobs", jobs);
-  return dump(o);
+  return tj;
 }
+
+json_t* jobs_json(const std::vector<JobStatus>& jobs) {
+  json_t* a = json_array();
+  for (const auto& j : jobs) json_array_append_new(a, job_json(j));
+  return a;
+}
+
+json_t* status_object(const Status& s, StatusPart part) {
+  if (part == StatusPart::Jobs) return jobs_json(s.jobs);
+  if (part == StatusPart::History) return rings_json(s.history);
+  json_t* o = json_object();
+  put(o, "format_version", jint(Status::kFormatVersion));
+  put(o, "version", jstr(s.version));
+  put(o, "slurm_version", jstr(s.slurm_version));
+  put(o, "written", jint(s.written));
+  json_t* set = json_object();
+  for (const auto& [k, v] : s.settings) put(set, k.c_str(), jstr(v));
+  put(o, "settings", set);
+  put(o, "state_file", jstr(s.state_file));
+  put(o, "last_cycle", cycle_json(s.last));
+  put(o, "totals", totals_json(s.totals));
+  if (part == StatusPart::Whole) {
+    put(o, "history", rings_json(s.history));
+    put(o, "jobs", jobs_json(s.jobs));
+  }
+  return o;
+}
+
+std::string status_json(const Status& s) { return dump(status_object(s, StatusPart::Whole)); }
 
 // --- the atomic write ------------------------------------------------------------
 
@@ -667,10 +687,10 @@ JsonPtr load_root(const std::string& path, int version, bool* missing, std::stri
 bool parse_state(const std::string& path, json_t* root, SavedState* s, std::string* error) {
   std::string why;
   Fields f(&why);
-  std::int64_t written = 0, learned = 0;
+  std::int64_t learned = 0;
   json_t* users = nullptr;
   const bool ok =
-      f.get_int(root, "", "written", 0, kMaxSeconds, &written) &&
+      f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) &&
       f.get_num(root, "", "last_learned_end", 0, kMaxSeconds, &s->last_learned_end) &&
       f.get_int(root, "", "learned_jobs", 0, kMaxCount, &learned) &&
       f.get_num(root, "", "window", 1, PredictorConfig::kMaxWindow, &s->window) &&
@@ -693,9 +713,17 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
   if (!f.get_string(root, "", "version", &s->version) ||
       !f.get_string(root, "", "slurm_version", &s->slurm_version) ||
       !f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) ||
-      !f.get_string(root, "", "settings", &s->settings) ||
       !f.get_string(root, "", "state_file", &s->state_file))
     return fail();
+  json_t* set = f.member(root, "", "settings");
+  if (!set || !f.object(set, "settings")) return fail();
+  const char* key;
+  json_t* value;
+  json_object_foreach(set, key, value) {
+    std::string v;
+    if (!f.get_string(set, "settings", key, &v)) return fail();
+    s->settings.emplace_back(key, std::move(v));
+  }
 
   json_t* c = f.member(root, "", "last_cycle");
   if (!c || !f.object(c, "last_cycle")) return fail();
@@ -714,6 +742,8 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
       !f.get_num(c, lc, "corrections", 0, u32, &l.corrections) ||
       !f.get_num(c, lc, "learned", 0, u32, &l.learned) ||
       !f.get_num(c, lc, "yields", 0, u32, &l.yields) ||
+      !f.get_num(c, lc, "het_started", 0, u32, &l.het_started) ||
+      !f.get_num(c, lc, "het_undone", 0, u32, &l.het_undone) ||
       !f.get_bool(c, lc, "interrupted", &l.interrupted) ||
       !f.get_string(c, lc, "trigger", &l.trigger))
     return fail();
@@ -819,6 +849,12 @@ bool write_status(const std::string& path, const Status& s, std::string* error) 
   }
   return false;
 }
+
+std::string status_to_json(const Status& s, StatusPart part) {
+  return dump(status_object(s, part));
+}
+
+std::string state_to_json(const SavedState& s, Time written) { return state_json(s, written); }
 
 bool read_status(const std::string& path, Status* out, std::string* error, bool* missing) {
   if (missing) *missing = false;

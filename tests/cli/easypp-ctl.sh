@@ -69,7 +69,7 @@ one_line_error "option twice" 2 "$CTL" --dir "$OK" --dir "$OK" status
 expect "status exits 0" 0 "$CTL" --dir "$OK" status
 has "status: written" "$T/out" 'written +2024-05-01T12:00:00'
 has "status: versions" "$T/out" 'easypp 0\.1\.0, Slurm 22\.05\.8'
-has "status: settings" "$T/out" 'settings +interval=10s window=2'
+has "status: settings" "$T/out" 'settings +interval=10s plan=prediction window=2 metric=avg'
 has "status: history" "$T/out" 'history +3 users, 5 runtimes'
 has "status: jobs" "$T/out" 'jobs +2 pending, 2 running'
 has "status: last cycle" "$T/out" 'started +2024-05-01T11:59:59, took 0\.013s, trigger interval'
@@ -137,6 +137,21 @@ expect "users from the state file" 0 "$CTL" --dir "$T/stateonly" users
 has "users from the state file: source" "$T/out" "^History from $T/stateonly/easypp_state.json$"
 has "users from the state file: prediction" "$T/out" '2h00m -> 1h00m \(history\)'
 
+# With easypp_plan=estimate the plugin plans with time limits: so must the
+# predictions easypp-ctl shows (the settings come from the status file and go
+# through the plugin's own table).
+mkdir "$T/byestimate"
+sed 's/"easypp_plan": "prediction"/"easypp_plan": "estimate"/' "$OK/easypp_status.json" >"$T/byestimate/easypp_status.json"
+expect "users under plan=estimate" 0 "$CTL" --dir "$T/byestimate" users
+has "users under plan=estimate: says so" "$T/out" '^Planning with time limits \(easypp_plan=estimate\)'
+has "users under plan=estimate: planned with the limit" "$T/out" '^alice +5001 +2 +50m00s/2h00m 1h10m/2h00m +2h00m -> 2h00m \(time limit\)$'
+hasnt "users under plan=estimate: no prediction shown" "$T/out" '\(history\)'
+# Settings of a newer plugin: reported, the known ones still used.
+mkdir "$T/newer"
+sed 's/"easypp_window": "2"/"easypp_window": "2", "easypp_future": "x"/' "$OK/easypp_status.json" >"$T/newer/easypp_status.json"
+expect "status with an unknown setting" 0 "$CTL" --dir "$T/newer" status
+has "status with an unknown setting: warned" "$T/err" "unknown SchedulerParameters key 'easypp_future'"
+
 # --- state ------------------------------------------------------------------------
 expect "state: valid file exits 0" 0 "$CTL" --dir "$OK" state
 has "state: valid" "$T/out" "^$OK/easypp_state.json: valid \(format_version 1\)$"
@@ -168,6 +183,31 @@ expect "users --json USER" 0 "$CTL" --dir "$OK" users --json 5002
 json_check "users --json: that user's rings" "$T/out" "d == [{'user': 5002, 'estimate_key': -1, 'history': [[1200, 14400], [9600, 14400]]}]"
 expect "state --json" 0 "$CTL" --dir "$OK" state --json
 json_check "state --json: the file" "$T/out" "d['learned_jobs'] == 57 and len(d['users']) == 3"
+
+# The file replaced while easypp-ctl reads it (the plugin writes it after
+# every cycle): what is printed comes from the one snapshot that was
+# validated, never from a second read. Another status whose jobs are all
+# bob's is renamed over the file again and again.
+mkdir "$T/race"
+sed 's/"user": 5001, "user_name": "alice"/"user": 5009, "user_name": "bob"/g; s/"user": 5002,/"user": 5009,/; s/"user": 0, "user_name": ""/"user": 5009, "user_name": "bob"/' \
+  "$OK/easypp_status.json" >"$T/race/bob.json"
+cp "$OK/easypp_status.json" "$T/race/alice.json"
+cp "$T/race/alice.json" "$T/race/easypp_status.json"
+touch "$T/race/go"
+( i=0; while [ -e "$T/race/go" ] && [ $i -lt 100000 ]; do
+    cp "$T/race/bob.json" "$T/race/t1" && mv -f "$T/race/t1" "$T/race/easypp_status.json"
+    cp "$T/race/alice.json" "$T/race/t2" && mv -f "$T/race/t2" "$T/race/easypp_status.json"
+    i=$((i + 1)); done ) &
+wrong=0 runs=0
+while [ $runs -lt 400 ]; do
+  runs=$((runs + 1))
+  "$CTL" --dir "$T/race" jobs --json --user alice >"$T/race/out" 2>/dev/null || continue
+  if grep -q '"user": 5009' "$T/race/out"; then wrong=$((wrong + 1)); fi
+done
+rm -f "$T/race/go"
+wait
+[ $wrong = 0 ] && pass "jobs --json --user while the file is replaced: only alice's jobs ($runs runs)" \
+  || fail "jobs --json --user while the file is replaced: another user's jobs in $wrong of $runs runs"
 
 # --- StateSaveLocation from scontrol ------------------------------------------------------
 mkdir "$T/bin"
