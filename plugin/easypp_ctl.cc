@@ -625,96 +625,106 @@ std::string entries_text(const std::vector<Predictor::Entry>& es) {
   return s.empty() ? "-" : s;
 }
 
-int cmd_users(const Options& o, const std::string& dir) {
-  const std::string status_path = join_path(dir, ps::kStatusFileName);
-  const std::string state_path = join_path(dir, ps::kStateFileName);
+// `users`: the history (from the status file, else the state file) and the
+// planning value a new job would get, predicted as the plugin predicts: its
+// settings, through the same core (PredictionBook).
+class UsersCommand {
+ public:
+  UsersCommand(const Options& o, const std::string& dir) : o_(o) { load(dir); }
+
+  int run() {
+    std::optional<UserId> only;
+    if (o_.user_arg) {
+      only = resolve_user(*o_.user_arg, status_);
+      if (!only)
+        die(2, "unknown user '" + *o_.user_arg +
+                   "' (not a uid, not in the passwd database, not in the status file)");
+    }
+    if (o_.json) {  // from the validated snapshot, never a second read
+      ps::Status shown;
+      for (const auto& r : rings_)
+        if (!only || r.user == *only) shown.history.push_back(r);
+      print_text(ps::status_to_json(shown, ps::StatusPart::History));
+      return 0;
+    }
+    for (const std::string& n : notes_)
+      std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
+    print_header();
+    return only ? show_user(*only) : list_users();
+  }
+
+ private:
   // The status file has the newest history; the state file will do if the
   // plugin has not written a status yet.
-  ps::Status st;
-  ps::SavedState saved;
-  std::string err, err2;
-  bool missing = false;
-  std::vector<Predictor::Ring> rings;
-  const ps::Status* status = nullptr;
-  std::string source;
-  const bool have_state = ps::load_state(state_path, &saved, &err2);
-  if (ps::read_status(status_path, &st, &err, &missing)) {
-    rings = st.history;
-    status = &st;
-    source = status_path;
-  } else if (missing && have_state) {
-    rings = saved.rings;
-    source = state_path;
-  } else {
-    die(1, err);
-  }
-  // Predict as the plugin does: its settings, through the same core.
-  std::vector<std::string> notes;
-  ps::PluginConfig pcfg = plugin_settings(status, &notes);
-  if (!status && have_state) easypp::apply_knob(pcfg.sched, "window", std::to_string(saved.window));
-  const easypp::SchedulerConfig& cfg = pcfg.sched;
-  easypp::PredictionBook book(cfg);
-  book.restore_history(rings, Time(std::time(nullptr)));
-
-  std::optional<UserId> only;
-  if (o.user_arg) {
-    only = resolve_user(*o.user_arg, status);
-    if (!only) die(2, "unknown user '" + *o.user_arg + "' (not a uid, not in the passwd database, not in the status file)");
-  }
-  auto keep = [&](const Predictor::Ring& r) { return !only || r.user == *only; };
-
-  if (o.json) {  // from the validated snapshot, never a second read
-    ps::Status shown;
-    for (const auto& r : rings)
-      if (keep(r)) shown.history.push_back(r);
-    print_text(ps::status_to_json(shown, ps::StatusPart::History));
-    return 0;
+  void load(const std::string& dir) {
+    const std::string status_path = join_path(dir, ps::kStatusFileName);
+    const std::string state_path = join_path(dir, ps::kStateFileName);
+    std::string err, err2;
+    bool missing = false;
+    const bool have_state = ps::load_state(state_path, &saved_, &err2);
+    if (ps::read_status(status_path, &st_, &err, &missing)) {
+      rings_ = st_.history;
+      status_ = &st_;
+      source_ = status_path;
+    } else if (missing && have_state) {
+      rings_ = saved_.rings;
+      source_ = state_path;
+    } else {
+      die(1, err);
+    }
+    ps::PluginConfig pcfg = plugin_settings(status_, &notes_);
+    if (!status_ && have_state)
+      easypp::apply_knob(pcfg.sched, "window", std::to_string(saved_.window));
+    cfg_ = pcfg.sched;
+    book_ = std::make_unique<easypp::PredictionBook>(cfg_);
+    book_->restore_history(rings_, Time(std::time(nullptr)));
+    if (status_)  // names the status file knows (from jobs), else the passwd database
+      for (const ps::JobStatus& j : status_->jobs)
+        if (!j.user_name.empty()) names_.emplace(j.user, j.user_name);
   }
 
-  for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
-  std::printf("History from %s\n", source.c_str());
-  if (cfg.plan == easypp::PlanWith::Prediction)
-    std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
-                cfg.predictor.window, easypp::to_string(cfg.predictor.metric),
-                easypp::to_string(cfg.predictor.type), easypp::to_string(cfg.predictor.fullness),
-                easypp::to_string(cfg.predictor.fallback));
-  else
-    std::printf("Planning with time limits (easypp_plan=estimate): the history is kept but not "
-                "used\n\n");
+  void print_header() const {
+    std::printf("History from %s\n", source_.c_str());
+    const easypp::PredictorConfig& p = cfg_.predictor;
+    if (cfg_.plan == easypp::PlanWith::Prediction)
+      std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
+                  p.window, easypp::to_string(p.metric), easypp::to_string(p.type),
+                  easypp::to_string(p.fullness), easypp::to_string(p.fallback));
+    else
+      std::printf("Planning with time limits (easypp_plan=estimate): the history is kept but "
+                  "not used\n\n");
+  }
 
-  // The planning value of a new job of `user`: "2h00m -> 1h00m (history)".
-  auto plan_of = [&](UserId user, Time estimate, bool* from_history) {
-    return book.plan_value(user, estimate, from_history);
-  };
-  auto source_of = [&](bool from_history) {
-    if (cfg.plan != easypp::PlanWith::Prediction) return "time limit";
-    return from_history ? "history" : "fallback";
-  };
-  auto predict_text = [&](UserId user, Time estimate) {
-    bool h = false;
-    const Time p = plan_of(user, estimate, &h);
-    return duration(estimate) + " -> " + duration(p) + " (" + source_of(h) + ")";
-  };
-  // Names the status file knows (from jobs), else the passwd database.
-  std::map<UserId, std::string> names;
-  if (status)
-    for (const ps::JobStatus& j : status->jobs)
-      if (!j.user_name.empty()) names.emplace(j.user, j.user_name);
-  auto name_of = [&](UserId u) {
-    auto it = names.find(u);
-    return user_name(u, it == names.end() ? std::string() : it->second);
-  };
-  auto next_estimate = [&](const Predictor::Ring& r) -> std::optional<Time> {
-    if (o.estimate) return o.estimate;
+  // The planning value of a new job of `user`, and where it comes from.
+  Time plan_of(UserId user, Time estimate, const char** source) const {
+    bool from_history = false;
+    const Time p = book_->plan_value(user, estimate, &from_history);
+    *source = cfg_.plan != easypp::PlanWith::Prediction ? "time limit"
+              : from_history                            ? "history"
+                                                        : "fallback";
+    return p;
+  }
+  // "2h00m -> 1h00m (history)".
+  std::string predict_text(UserId user, Time estimate) const {
+    const char* source = "";
+    const Time p = plan_of(user, estimate, &source);
+    return duration(estimate) + " -> " + duration(p) + " (" + source + ")";
+  }
+  std::string name_of(UserId u) const {
+    auto it = names_.find(u);
+    return user_name(u, it == names_.end() ? std::string() : it->second);
+  }
+  std::optional<Time> next_estimate(const Predictor::Ring& r) const {
+    if (o_.estimate) return o_.estimate;
     if (!r.entries.empty() && r.entries.back().estimate > 0) return r.entries.back().estimate;
     return std::nullopt;
-  };
+  }
 
-  if (!o.user_arg) {
+  int list_users() const {
     Table t({"USER", "UID", "JOBS", "HISTORY (runtime/estimate, oldest first)",
              "NEXT JOB (estimate -> prediction)"});
     std::size_t n = 0;
-    for (const auto& r : rings) {
+    for (const auto& r : rings_) {
       if (r.estimate_key >= 0) continue;  // extended rings: see `users USER`
       ++n;
       const auto est = next_estimate(r);
@@ -729,23 +739,48 @@ int cmd_users(const Options& o, const std::string& dir) {
     return 0;
   }
 
-  const UserId uid = *only;
-  std::printf("User %s (uid %lld)\n", name_of(uid).c_str(), (long long)uid);
-  const Predictor::Ring* user_ring = nullptr;
-  std::vector<const Predictor::Ring*> extended;
-  for (const auto& r : rings) {
-    if (r.user != uid) continue;
-    if (r.estimate_key < 0) user_ring = &r;
-    else extended.push_back(&r);
+  int show_user(UserId uid) const {
+    std::printf("User %s (uid %lld)\n", name_of(uid).c_str(), (long long)uid);
+    const Predictor::Ring* user_ring = nullptr;
+    std::vector<const Predictor::Ring*> extended;
+    for (const auto& r : rings_) {
+      if (r.user != uid) continue;
+      if (r.estimate_key < 0) user_ring = &r;
+      else extended.push_back(&r);
+    }
+    print_ring(user_ring);
+    for (const Predictor::Ring* r : extended)
+      std::printf("  for estimate %s: %s\n", duration(r->estimate_key).c_str(),
+                  entries_text(r->entries).c_str());
+    // Predictions: the requested estimate, else every distinct estimate seen.
+    std::vector<Time> ests;
+    if (o_.estimate) {
+      ests.push_back(*o_.estimate);
+    } else if (user_ring) {
+      for (const auto& e : user_ring->entries)
+        if (e.estimate > 0 && std::find(ests.begin(), ests.end(), e.estimate) == ests.end())
+          ests.push_back(e.estimate);
+    }
+    if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
+    for (Time e : ests) {
+      const char* source = "";
+      const Time p = plan_of(uid, e, &source);
+      std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
+                  duration(p).c_str(), source);
+    }
+    return 0;
   }
-  if (!user_ring || user_ring->entries.empty()) {
-    std::printf("  no history: a new job gets the fallback (%s)\n",
-                easypp::to_string(cfg.predictor.fallback));
-  } else {
+
+  void print_ring(const Predictor::Ring* ring) const {
+    if (!ring || ring->entries.empty()) {
+      std::printf("  no history: a new job gets the fallback (%s)\n",
+                  easypp::to_string(cfg_.predictor.fallback));
+      return;
+    }
     std::printf("  history (oldest first):\n");
     Table t({"    #", "RUNTIME", "ESTIMATE", "RUNTIME/ESTIMATE"});
-    for (std::size_t i = 0; i < user_ring->entries.size(); ++i) {
-      const auto& e = user_ring->entries[i];
+    for (std::size_t i = 0; i < ring->entries.size(); ++i) {
+      const auto& e = ring->entries[i];
       char ratio[32] = "-";
       if (e.estimate > 0)
         std::snprintf(ratio, sizeof ratio, "%.0f%%", 100.0 * double(e.runtime) / double(e.estimate));
@@ -753,27 +788,20 @@ int cmd_users(const Options& o, const std::string& dir) {
     }
     t.print();
   }
-  for (const Predictor::Ring* r : extended)
-    std::printf("  for estimate %s: %s\n", duration(r->estimate_key).c_str(),
-                entries_text(r->entries).c_str());
-  // Predictions: the requested estimate, else every distinct estimate seen.
-  std::vector<Time> ests;
-  if (o.estimate) {
-    ests.push_back(*o.estimate);
-  } else if (user_ring) {
-    for (const auto& e : user_ring->entries)
-      if (e.estimate > 0 && std::find(ests.begin(), ests.end(), e.estimate) == ests.end())
-        ests.push_back(e.estimate);
-  }
-  if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
-  for (Time e : ests) {
-    bool h = false;
-    const Time p = plan_of(uid, e, &h);
-    std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
-                duration(p).c_str(), source_of(h));
-  }
-  return 0;
-}
+
+  const Options& o_;
+  ps::Status st_;
+  ps::SavedState saved_;
+  const ps::Status* status_ = nullptr;
+  std::vector<Predictor::Ring> rings_;
+  std::string source_;
+  std::vector<std::string> notes_;
+  easypp::SchedulerConfig cfg_;
+  std::unique_ptr<easypp::PredictionBook> book_;
+  std::map<UserId, std::string> names_;
+};
+
+int cmd_users(const Options& o, const std::string& dir) { return UsersCommand(o, dir).run(); }
 
 int cmd_state(const Options& o, const std::string& dir) {
   const std::string path = o.file ? *o.file : join_path(dir, ps::kStateFileName);

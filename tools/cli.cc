@@ -55,6 +55,7 @@ Schedulers:
       --estimate-factor F                   multiply estimates (x2: 2)
       --correction none|estimate|gradual|exponential
       --backfill none|fcfs|sjbf             backfill order
+      --sjbf yes|no                         backfill=sjbf or backfill=fcfs
       --queue-order fcfs|sjf                queue order (sjf: by estimate)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
@@ -66,6 +67,7 @@ Schedulers:
       --fullness full|partial               (full)
       --fallback estimate|relative          (estimate)
       --propagation yes|no                  (no)
+      --history-ttl SECONDS|off             forget a user idle this long (off)
 
 Metrics:
       --warmup FRACTION   first fraction of terminations not measured (0.01)
