@@ -433,22 +433,25 @@ void print_shaken(std::ostream& os, const Report& rep) {
   os << "mean +- half-width of the 95% confidence interval (Student's t); vs first: paired change;\n"
      << "wins: copies in which the scheduler beats " << runs[0].result->config.name << "\n";
   const int namew = int(name_width(runs));
-  os << std::left << std::setw(namew) << "scheduler" << std::right << std::setw(17) << "wait(min)"
-     << std::setw(17) << "vs first" << std::setw(7) << "wins" << std::setw(15) << "bsld" << std::setw(17)
-     << "vs first" << std::setw(7) << "wins" << std::setw(16) << "maxw(h)" << std::setw(15) << "p99w(h)"
-     << "\n";
+  // Cells are separated by at least one space, however wide the numbers.
+  auto row = [&](const std::string& name, const std::vector<std::string>& cells) {
+    static const int widths[] = {16, 16, 6, 16, 16, 6, 15, 14};
+    os << std::left << std::setw(namew) << name << std::right;
+    for (std::size_t c = 0; c < cells.size(); ++c) os << ' ' << std::setw(widths[c]) << cells[c];
+    os << "\n";
+  };
+  row("scheduler", {"wait(min)", "vs first", "wins", "bsld", "vs first", "wins", "maxw(h)", "p99w(h)"});
   for (std::size_t s = 0; s < runs.size(); ++s) {
     const std::vector<Metrics>& ms = sr.metrics[s];
     auto sp = [&](double (*get)(const Metrics&)) { return spread_of(values(ms, get)); };
     const Spread maxw = sp([](const Metrics& m) { return m.max_wait_minutes / 60.0; });
     const Spread p99 = sp([](const Metrics& m) { return m.p99_wait_minutes / 60.0; });
     const std::string total = "/" + std::to_string(n);
-    os << std::left << std::setw(namew) << runs[s].result->config.name << std::right << std::setw(17)
-       << pm(sp(get_wait), 1) << std::setw(17) << (s ? pm_pct(spread_of(paired_change(sr, s, get_wait))) : "")
-       << std::setw(7) << (s ? std::to_string(wins(sr, s, get_wait)) + total : "-") << std::setw(15)
-       << pm(sp(get_bsld), 2) << std::setw(17) << (s ? pm_pct(spread_of(paired_change(sr, s, get_bsld))) : "")
-       << std::setw(7) << (s ? std::to_string(wins(sr, s, get_bsld)) + total : "-") << std::setw(16)
-       << pm(maxw, 1) << std::setw(15) << pm(p99, 1) << "\n";
+    row(runs[s].result->config.name,
+        {pm(sp(get_wait), 1), s ? pm_pct(spread_of(paired_change(sr, s, get_wait))) : "",
+         s ? std::to_string(wins(sr, s, get_wait)) + total : "-", pm(sp(get_bsld), 2),
+         s ? pm_pct(spread_of(paired_change(sr, s, get_bsld))) : "",
+         s ? std::to_string(wins(sr, s, get_bsld)) + total : "-", pm(maxw, 1), pm(p99, 1)});
   }
 }
 

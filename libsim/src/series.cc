@@ -74,7 +74,7 @@ RunSeries compute_series(const Workload& w, const RunResult& r, const MetricsOpt
   const std::size_t points = std::max<std::size_t>(so.points, 2);
 
   // Running average bounded slowdown, one point every `stride` jobs and the last.
-  const std::size_t stride = std::max<std::size_t>(1, m / points);
+  const std::size_t stride = std::max<std::size_t>(1, (m + points - 1) / points);
   double sum = 0;
   std::vector<Time> waits;
   waits.reserve(m);
