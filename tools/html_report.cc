@@ -67,6 +67,7 @@ ReportDir::ReportDir(std::string dir) : dir_(std::move(dir)) {
   if (parent.empty()) parent = ".";
   struct stat st {};
   if (::stat(dir_.c_str(), &st) == 0) {
+    existed_ = true;
     if (!S_ISDIR(st.st_mode)) throw BadReportDir("--report " + dir_ + ": exists and is not a directory");
     if (::access(dir_.c_str(), W_OK | X_OK) != 0) throw BadReportDir(sys_error("--report " + dir_));
   }
@@ -130,14 +131,16 @@ void ReportDir::write(json_t* doc) {
 }
 
 void ReportDir::commit() {
-  // A new DIR: one rename. An existing DIR keeps its other files: the two
-  // files are renamed into it, the page last.
-  if (::rename(tmp_.c_str(), dir_.c_str()) == 0) {
-    committed_ = true;
-    return;
+  // A new DIR: one rename. An existing DIR (or one made meanwhile) keeps its
+  // other files: the two files are renamed into it, the page last.
+  if (!existed_) {
+    if (::rename(tmp_.c_str(), dir_.c_str()) == 0) {
+      committed_ = true;
+      return;
+    }
+    if (errno != EEXIST && errno != ENOTEMPTY)
+      throw std::runtime_error(sys_error("--report: cannot move the report to " + dir_));
   }
-  if (errno != EEXIST && errno != ENOTEMPTY && errno != EISDIR)
-    throw std::runtime_error(sys_error("--report: cannot move the report to " + dir_));
   for (const char* f : {"report.json", "index.html"}) {
     const std::string from = tmp_ + "/" + f, to = dir_ + "/" + f;
     if (::rename(from.c_str(), to.c_str()) != 0)

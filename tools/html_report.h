@@ -36,6 +36,7 @@ class ReportDir {
   void commit();
   std::string dir_;
   std::string tmp_;
+  bool existed_ = false;  ///< DIR was there already
   bool committed_ = false;
 };
 
