@@ -18,9 +18,11 @@ what=${1:-demo}
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
 # headers). Never slurm-wlm-emulator: it replaces the real daemons.
 PACKAGES="build-essential autoconf automake libtool pkg-config
-  libjansson-dev libcppunit-dev zlib1g-dev
-  dpkg-dev python3 ca-certificates
+  libjansson-dev libcppunit-dev zlib1g-dev libboost-dev
+  dpkg-dev python3 python3-matplotlib ca-certificates
   slurmctld slurmd slurm-client munge libslurm-dev"
+# The tests also load easypp-sim's --report page in a headless browser.
+if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
 
 missing_packages() {
   for p in $PACKAGES; do
