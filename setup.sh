@@ -17,10 +17,14 @@ what=${1:-demo}
 # Build tools, libraries, the Slurm packages (public headers, daemons for the
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
 # headers). Never slurm-wlm-emulator: it replaces the real daemons.
+# libcurl (easypp-import talks to slurmrestd); MariaDB, slurmdbd, slurmrestd and
+# the JWT plugin: the accounting integration tests run them on localhost.
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libjansson-dev libcppunit-dev zlib1g-dev
   dpkg-dev python3 ca-certificates
-  slurmctld slurmd slurm-client munge libslurm-dev"
+  slurmctld slurmd slurm-client munge libslurm-dev
+  libcurl4-openssl-dev
+  mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
 
 missing_packages() {
   for p in $PACKAGES; do
