@@ -627,6 +627,9 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
       if (!errs.empty()) {
         r.ok = false;
         r.error = "slurmrestd answered with errors: " + errs;
+        if (errs.find("authentication") != std::string::npos)
+          r.error += " (the token is not valid for this user, or expired: set SLURM_JWT or "
+                     "--token-file, and --user)";
       }
     }
     if (r.ok) {

@@ -1146,7 +1146,7 @@ class Accounting:
         rest_socket (munge as REST_USER; accepts REST_USER and root)."""
         with _setup_lock:
             ensure_users((REST_USER,))
-        os.makedirs(self.path("rest"))
+        os.makedirs(self.path("rest"), exist_ok=True)
         pw = pwd.getpwnam(REST_USER)
         os.chown(self.path("rest"), pw.pw_uid, pw.pw_gid)
         os.chmod(self.path("rest"), 0o755)
