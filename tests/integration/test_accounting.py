@@ -273,6 +273,22 @@ class AccountingTest(unittest.TestCase):
         st = os.stat(state)
         self.assertEqual(st.st_mode & 0o777, 0o600)
         self.assertEqual(st.st_uid, 0)  # SlurmUser=root here
+        # as root, the file goes to SlurmUser (here a test user: a copy of
+        # slurm.conf names it), still mode 0600
+        conf2 = c.path("import", "slurm-owner.conf")
+        with open(conf2, "w") as f:
+            f.write(read(c.conf_path).replace("SlurmUser=root", "SlurmUser=%s" % U2))
+        owned = c.path("import", "owned_state.json")
+        p = self.imp("--url", c.acct.rest_url, "--user", U1, "--days", "1", "-q",
+                     "--state", owned, "--slurm-conf", conf2)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        st = os.stat(owned)
+        self.assertEqual((st.st_uid, st.st_mode & 0o777), (c.users[U2], 0o600))
+        self.assertEqual(read(owned).count('"user"'), 4)
+        p = self.imp("--url", c.acct.rest_url, "--user", U1, "--days", "1", "-q",
+                     "--state", owned, "--slurm-conf", conf2)
+        self.assertEqual(p.returncode, 2, "an existing history is not replaced without --force")
+        self.assertIn("--force", p.stderr)
         m = c.wait_log(r"sched/easypp: history of (\d+) users \((\d+) jobs learned so far\)")
         self.assertEqual(m.group(1), "4")
         self.assertEqual(m.group(2), "8")
