@@ -1260,6 +1260,10 @@ int run(int argc, char** argv) {
                          "SLURM_JWT (scontrol token) or --token-file, or use a unix socket"};
       const std::string api = o.api == "auto" ? detect_api(ep, o, st) : o.api;
       std::string query_extra;
+      // 22.05 (v0.0.36-38) returns every run of a requeued job by default and
+      // refuses unknown query fields; from v0.0.39 on, giving any flag (here
+      // skip_steps) drops the default duplicates, so ask for them.
+      if (std::atoi(api.c_str() + 5) >= 39) query_extra += "&show_duplicates=true";
       if (!o.clusters.empty()) {
         std::string l;
         for (const auto& c : o.clusters) l += (l.empty() ? "" : ",") + c;
