@@ -375,6 +375,7 @@ struct Stats {
                 het_components = 0, unresolved_ids = 0, no_user = 0, requeue_logged = 0;
   std::map<std::string, std::uint64_t> unknown_state;
   std::map<std::string, std::uint64_t> bad_reasons;
+  std::set<std::int64_t> bad_ids;
   std::uint64_t requests = 0, retries = 0, bytes = 0;
 };
 
@@ -430,7 +431,6 @@ void accept(const AcctJob& j, const Options& o, const std::optional<Window>& w, 
     ++st.filtered;
     return;
   }
-  const bool unfinished_state = unfinished_states().count(j.state) > 0;
   if (j.start == 0 && j.end == 0) {
     ++st.pending;
     return;
@@ -442,7 +442,6 @@ void accept(const AcctJob& j, const Options& o, const std::optional<Window>& w, 
     }
     ++st.running_kept;
   }
-  (void)unfinished_state;
   Rec r{};
   r.seq = store.seq++;
   r.job_id = j.job_id;
@@ -533,13 +532,18 @@ std::string document_errors(json_t* others) {
 // it in messages.
 class DocumentReader {
  public:
-  DocumentReader(const Options& o, const std::optional<Window>& w, std::vector<AcctJob>* out,
-                 Stats& st, const std::string& where)
-      : o_(o), w_(w), out_(out), st_(st), where_(where),
+  DocumentReader(const Options& o, std::vector<AcctJob>* out, Stats& st,
+                 const std::string& where)
+      : o_(o), out_(out), st_(st), where_(where),
         stream_([this](json_t* job, std::size_t index, std::string*) {
           AcctJob j;
           std::string why;
           if (!easypp::import::parse_job(job, &j, &why)) {
+            // Windows overlap (and a job running across them is in each):
+            // a bad record is counted once.
+            json_t* id = json_object_get(job, "job_id");
+            if (json_is_integer(id) && !st_.bad_ids.insert(json_integer_value(id)).second)
+              return true;
             ++st_.bad;
             ++st_.bad_reasons[why.substr(0, why.find(' ', 10))];
             if (!o_.quiet && st_.bad <= 20)
@@ -556,7 +560,6 @@ class DocumentReader {
 
  private:
   const Options& o_;
-  const std::optional<Window>& w_;
   std::vector<AcctJob>* out_;
   Stats& st_;
   std::string where_;
@@ -586,7 +589,7 @@ void sleep_backoff(int attempt) {
 // GET with the retries; the body goes to a fresh JobStream each attempt, the
 // records to *jobs only when an attempt succeeded.
 void fetch_document(const RestEndpoint& ep, const std::string& path, const Options& o,
-                    const std::optional<Window>& w, std::vector<AcctJob>* jobs, Stats& st) {
+                    std::vector<AcctJob>* jobs, Stats& st) {
   const std::string url = ep.display(path);
   std::string last;
   for (int attempt = 0; attempt <= o.retries; ++attempt) {
@@ -599,7 +602,7 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
     }
     std::vector<AcctJob> got;
     Stats local = st;  // bad-record counts of a failed attempt are not kept
-    DocumentReader reader(o, w, &got, local, url);
+    DocumentReader reader(o, &got, local, url);
     ++st.requests;
     RestResult r = easypp::import::rest_get(
         ep, path, [&](const char* d, std::size_t n, std::string* why) {
@@ -635,6 +638,7 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
     if (r.ok) {
       st.bad = local.bad;
       st.bad_reasons = local.bad_reasons;
+      st.bad_ids = local.bad_ids;
       st.bytes += reader.stream().bytes();
       jobs->insert(jobs->end(), std::make_move_iterator(got.begin()),
                    std::make_move_iterator(got.end()));
@@ -643,7 +647,7 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
     last = r.error;
     if (!r.retryable) break;
   }
-  throw InputError{url + ": " + last + (o.retries > 0 ? "" : "")};
+  throw InputError{url + ": " + last};
 }
 
 // auto: the highest known slurmdb version whose jobs path /openapi/v3 lists.
@@ -712,8 +716,8 @@ std::string detect_api(const RestEndpoint& ep, const Options& o, Stats& st) {
 
 // A sacct --json document from a stream (file, pipe, sacct's stdout).
 void read_stream(FILE* f, const std::string& where, const Options& o,
-                 const std::optional<Window>& w, std::vector<AcctJob>* jobs, Stats& st) {
-  DocumentReader reader(o, w, jobs, st, where);
+                 std::vector<AcctJob>* jobs, Stats& st) {
+  DocumentReader reader(o, jobs, st, where);
   std::vector<char> buf(1 << 16);
   std::size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
@@ -767,7 +771,7 @@ void run_sacct_window(const Options& o, const Window& w, std::vector<AcctJob>* j
     return all;
   };
   try {
-    read_stream(p, cmd, o, w, jobs, st);
+    read_stream(p, cmd, o, jobs, st);
   } catch (InputError& e) {
     const int rc = pclose(p);
     const std::string err = sacct_stderr();
@@ -1222,7 +1226,7 @@ int run(int argc, char** argv) {
     std::vector<AcctJob> got;
     const std::string where = o.sacct_json == "-" ? "<stdin>" : o.sacct_json;
     try {
-      read_stream(f, where, o, std::nullopt, &got, st);
+      read_stream(f, where, o, &got, st);
     } catch (...) {
       if (f != stdin) std::fclose(f);
       throw;
@@ -1278,7 +1282,7 @@ int run(int argc, char** argv) {
                                  url_encode(fmt_local(w.hi + 3600)) + "&skip_steps=true" +
                                  query_extra;
         std::vector<AcctJob> got;
-        fetch_document(ep, path, o, w, &got, st);
+        fetch_document(ep, path, o, &got, st);
         add_jobs(got, w);
       }
       source_note = "slurmrestd /slurmdb/" + api + "/jobs";
