@@ -996,6 +996,8 @@ def accounting_available():
             return "%s not installed (apt-get install %s)" % (prog, pkg)
     if not os.path.exists(os.path.join(slurm_plugindir(), "accounting_storage_slurmdbd.so")):
         return "Slurm's accounting_storage/slurmdbd plugin is not installed"
+    if not os.path.exists(os.path.join(slurm_plugindir(), "auth_jwt.so")):
+        return "Slurm's auth/jwt plugin is not installed (apt-get install slurm-wlm-jwt-plugin)"
     return None
 
 
