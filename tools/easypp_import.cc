@@ -28,6 +28,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -382,7 +383,8 @@ struct Stats {
 struct Store {
   Names names;
   std::vector<Rec> recs;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> by_key;  // (cluster, job) -> recs
+  // (cluster << 32 | job id) -> index in recs: the last run of each job
+  std::unordered_map<std::uint64_t, std::size_t> by_key;
   std::uint64_t seq = 0;
 };
 
@@ -467,7 +469,7 @@ void accept(const AcctJob& j, const Options& o, const std::optional<Window>& w, 
     store.recs.push_back(r);
     return;
   }
-  const auto key = std::make_pair(r.cluster, r.job_id);
+  const std::uint64_t key = (std::uint64_t(r.cluster) << 32) | r.job_id;
   auto it = store.by_key.find(key);
   if (it == store.by_key.end()) {
     store.by_key.emplace(key, store.recs.size());
@@ -532,9 +534,10 @@ std::string document_errors(json_t* others) {
 // it in messages.
 class DocumentReader {
  public:
-  DocumentReader(const Options& o, std::vector<AcctJob>* out, Stats& st,
-                 const std::string& where)
-      : o_(o), out_(out), st_(st), where_(where),
+  /// Each good record goes to `sink` as soon as it is parsed.
+  using Sink = std::function<void(AcctJob&&)>;
+  DocumentReader(const Options& o, Sink sink, Stats& st, const std::string& where)
+      : o_(o), sink_(std::move(sink)), st_(st), where_(where),
         stream_([this](json_t* job, std::size_t index, std::string*) {
           AcctJob j;
           std::string why;
@@ -553,14 +556,14 @@ class DocumentReader {
               std::fprintf(stderr, "%s: further bad records are only counted\n", kProg);
             return true;
           }
-          out_->push_back(std::move(j));
+          sink_(std::move(j));
           return true;
         }) {}
   JobStream& stream() { return stream_; }
 
  private:
   const Options& o_;
-  std::vector<AcctJob>* out_;
+  Sink sink_;
   Stats& st_;
   std::string where_;
   JobStream stream_;
@@ -602,7 +605,7 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
     }
     std::vector<AcctJob> got;
     Stats local = st;  // bad-record counts of a failed attempt are not kept
-    DocumentReader reader(o, &got, local, url);
+    DocumentReader reader(o, [&got](AcctJob&& j) { got.push_back(std::move(j)); }, local, url);
     ++st.requests;
     RestResult r = easypp::import::rest_get(
         ep, path, [&](const char* d, std::size_t n, std::string* why) {
@@ -715,9 +718,11 @@ std::string detect_api(const RestEndpoint& ep, const Options& o, Stats& st) {
 }
 
 // A sacct --json document from a stream (file, pipe, sacct's stdout).
+// No retry here: the records go straight to `sink` (the caller writes
+// nothing unless the whole document was read).
 void read_stream(FILE* f, const std::string& where, const Options& o,
-                 std::vector<AcctJob>* jobs, Stats& st) {
-  DocumentReader reader(o, jobs, st, where);
+                 const DocumentReader::Sink& sink, Stats& st) {
+  DocumentReader reader(o, sink, st, where);
   std::vector<char> buf(1 << 16);
   std::size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
@@ -742,7 +747,7 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-void run_sacct_window(const Options& o, const Window& w, std::vector<AcctJob>* jobs,
+void run_sacct_window(const Options& o, const Window& w, const DocumentReader::Sink& sink,
                       Stats& st) {
   // Asked one hour wider each side, like the REST windows; records are
   // assigned to windows by their end.
@@ -771,7 +776,7 @@ void run_sacct_window(const Options& o, const Window& w, std::vector<AcctJob>* j
     return all;
   };
   try {
-    read_stream(p, cmd, o, jobs, st);
+    read_stream(p, cmd, o, sink, st);
   } catch (InputError& e) {
     const int rc = pclose(p);
     const std::string err = sacct_stderr();
@@ -1223,18 +1228,16 @@ int run(int argc, char** argv) {
       throw InputError{"cannot read " + o.sacct_json + ": " + std::strerror(errno)};
     if (f == stdin && isatty(fileno(stdin)))
       usage_error("--sacct-json -: standard input is a terminal; pipe `sacct --json` into it");
-    std::vector<AcctJob> got;
     const std::string where = o.sacct_json == "-" ? "<stdin>" : o.sacct_json;
+    std::optional<Window> w;
+    if (lo || hi) w = Window{lo.value_or(0), hi.value_or(easypp::import::kMaxTime), true};
     try {
-      read_stream(f, where, o, &got, st);
+      read_stream(f, where, o, [&](AcctJob&& j) { accept(j, o, w, store, st); }, st);
     } catch (...) {
       if (f != stdin) std::fclose(f);
       throw;
     }
     if (f != stdin) std::fclose(f);
-    std::optional<Window> w;
-    if (lo || hi) w = Window{lo.value_or(0), hi.value_or(easypp::import::kMaxTime), true};
-    add_jobs(got, w);
     source_note = "sacct --json";
   } else {
     std::vector<Window> windows;
@@ -1243,11 +1246,8 @@ int run(int argc, char** argv) {
     if (windows.empty()) usage_error("the range is empty");
     windows.back().last = true;
     if (o.run_sacct) {
-      for (const auto& w : windows) {
-        std::vector<AcctJob> got;
-        run_sacct_window(o, w, &got, st);
-        add_jobs(got, w);
-      }
+      for (const auto& w : windows)
+        run_sacct_window(o, w, [&](AcctJob&& j) { accept(j, o, w, store, st); }, st);
       source_note = "sacct --json";
     } else {
       easypp::import::rest_global_init();
