@@ -13,7 +13,7 @@ without a time limit. Then:
      a seeded user is planned with the prediction from that history
      (easypp-ctl jobs: from_history), and the plugin learned nothing twice;
   3. faults against the real slurmrestd (a wrong token, an OpenAPI version it
-     does not serve, slurmrestd stopped) and against a small local HTTP server
+     does not serve, slurmrestd hanging (SIGSTOP) and stopped) and against a small local HTTP server
      that injects faults (500, 403, a timeout, a truncated and a malformed
      body, an unknown OpenAPI version): exit status 2, one message naming the
      URL and the cause, bounded retries, and no output file.
@@ -24,6 +24,7 @@ broken bodies and statuses.
 import http.server
 import json
 import os
+import signal
 import socketserver
 import subprocess
 import sys
@@ -389,6 +390,28 @@ class AccountingTest(unittest.TestCase):
         self.assertIn("<stdin>", p.stderr)
         self.assertIn("truncated", p.stderr)
         self.assert_no_output(out)
+
+    def test_8_slurmrestd_hangs(self):
+        """The real slurmrestd stopped with SIGSTOP: it accepts connections
+        (the kernel does) but never answers: a timeout, retried, exit 2."""
+        c = self.c
+        jwt = c.acct.restd[0]
+        os.killpg(jwt.pid, signal.SIGSTOP)
+        try:
+            out = self.out("hang.swf")
+            p = self.imp("--url", c.acct.rest_url, "--user", U1, "--days", "1",
+                         "--api", "v0.0.38", "--timeout", "2", "--retries", "1", "-o", out)
+        finally:
+            os.killpg(jwt.pid, signal.SIGCONT)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(c.acct.rest_url + "/slurmdb/v0.0.38/jobs?", p.stderr)
+        self.assertIn("timed out", p.stderr)
+        self.assertEqual(p.stderr.count("trying again"), 1, p.stderr)
+        self.assert_no_output(out)
+        # and it answers again once resumed
+        p = self.imp("--url", c.acct.rest_url, "--user", U1, "--days", "1", "-q",
+                     "-o", self.out("resumed.swf"))
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_9_slurmrestd_down(self):
         c = self.c
