@@ -1293,7 +1293,9 @@ int run(int argc, char** argv) {
     std::string why = join_counts({{st.records, "records read"}, {st.running, "still running"},
                                    {st.pending, "pending"}, {st.filtered, "filtered"},
                                    {st.bad, "unreadable"}});
-    throw InputError{"no job to write (" + why + ")"};
+    throw InputError{"no job to write (" +
+                     (why == "none" ? std::string("the accounting has no job in the range") : why) +
+                     ")"};
   }
   if (!o.output.empty() && !store.recs.empty()) {
     const SwfResult r = write_swf(store, o, st, source_note);
