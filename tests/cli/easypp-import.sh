@@ -31,6 +31,11 @@ for w in --url --sacct-json --run-sacct --days --window-hours --api --token-file
   has "$T/out" "$w" || fail "--help documents $w"
 done
 expect "--version exits 0" 0 "$IMP" --version
+SRC=${TOP_SRCDIR:-$(dirname "$0")/../..}
+if python3 "$SRC/contrib/help2roff.py" "$IMP" \
+     "read Slurm accounting (slurmrestd or sacct --json) as SWF or a warm start" >"$T/man.1" &&
+   cmp -s "$T/man.1" "$SRC/tools/easypp-import.1"; then pass "easypp-import.1 matches --help"
+else fail "easypp-import.1 is stale (make -C tools man-import)"; fi
 expect "no input" 2 "$IMP"
 check "no input: one line" [ "$(wc -l <"$T/err")" = 1 ]
 expect "two inputs" 2 "$IMP" --run-sacct --sacct-json x
