@@ -10,6 +10,9 @@ exit, on SIGTERM/SIGHUP and on Ctrl-C.
         c.wait_jobs([job])
         print(c.job(job)["JobState"])
 
+Cluster(accounting=True) adds a private MariaDB and slurmdbd (sacct works);
+Cluster(rest=True) also slurmrestd, as a non-root user (class Accounting).
+
 Needs root (slurmd runs jobs as other users; SlurmUser=root). See
 docs/plugin-internals.md and the Slurm integration spec, section 5.
 
@@ -982,7 +985,6 @@ class Cluster:
                 raise ClusterError("slurmctld log never matched %r\n%s" % (
                     pattern, tail(self.ctld_log)))
             time.sleep(0.3)
-
 
 
 # --- accounting: MariaDB, slurmdbd, slurmrestd ----------------------------------
