@@ -17,10 +17,13 @@ what=${1:-demo}
 # Build tools, libraries, the Slurm packages (public headers, daemons for the
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
 # headers). Never slurm-wlm-emulator: it replaces the real daemons.
+# libcurl (easypp-import talks to slurmrestd); MariaDB, slurmdbd, slurmrestd and
+# the JWT plugin: the accounting integration tests run them on localhost.
 PACKAGES="build-essential autoconf automake libtool pkg-config
-  libjansson-dev libcppunit-dev zlib1g-dev libboost-dev
+  libjansson-dev libcppunit-dev zlib1g-dev libboost-dev libcurl4-openssl-dev
   dpkg-dev python3 python3-matplotlib ca-certificates
-  slurmctld slurmd slurm-client munge libslurm-dev"
+  slurmctld slurmd slurm-client munge libslurm-dev
+  mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
 # The tests also load easypp-sim's --report page in a headless browser.
 if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
 
