@@ -244,7 +244,7 @@ void run_cycle(State& s, const std::string& trigger) {
 
     // --- 2. finished, running and pending jobs -----------------------------------
     {
-      ListIterator it = list_iterator_create(job_list);
+      list_itr_t* it = list_iterator_create(job_list);
       job_record_t* job;
       while ((job = static_cast<job_record_t*>(list_next(it)))) {
         if (IS_JOB_PENDING(job)) {
@@ -299,10 +299,10 @@ void run_cycle(State& s, const std::string& trigger) {
     env.locked_usec = easypp::plugin::steady_usec();
 
     struct QueueList {  // the queue is freed on every path, exceptions included
-      List l;
+      list_t* l;
       ~QueueList() { FREE_NULL_LIST(l); }
     } queue{build_job_queue(true, true)};
-    List job_queue = queue.l;
+    list_t* job_queue = queue.l;
     sort_job_queue(job_queue);
     // build_job_queue(true, ...) cleared the pending jobs' start times: show
     // last cycle's planned starts until this cycle's passes replace them.
@@ -320,7 +320,7 @@ void run_cycle(State& s, const std::string& trigger) {
     std::map<std::uint32_t, HetCandidate::Component> het_components;  // by job id
     {
       std::map<std::string, std::size_t> index;
-      ListIterator it = list_iterator_create(job_queue);
+      list_itr_t* it = list_iterator_create(job_queue);
       job_queue_rec_t* rec;
       while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
         job_record_t* job = rec->job_ptr;
@@ -428,7 +428,7 @@ void run_cycle(State& s, const std::string& trigger) {
       HetCandidate h;
       h.het_job_id = hid;
       bool runnable = true;
-      ListIterator it = list_iterator_create(leader->het_job_list);
+      list_itr_t* it = list_iterator_create(leader->het_job_list);
       job_record_t* comp;
       while ((comp = static_cast<job_record_t*>(list_next(it)))) {
         if (comp->het_job_id != hid) {  // a damaged list: leave the job alone

@@ -105,7 +105,7 @@ void EndTimeSwap::apply(time_t now) {
   if (applied_) restore();
   mark_ = ledger_mark();
   applied_ = true;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = static_cast<job_record_t*>(list_next(it)))) {
     if (!is_active(job) || job->end_time == 0) continue;
@@ -159,7 +159,7 @@ void CycleEnv::compute_idle() {
   idle.assign(std::size_t(std::max(node_record_count, 0)), 0);
   node_record_t* node;
   for (int i = 0; (node = next_node(&i)); i++) idle[std::size_t(i)] = node->cpus;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = static_cast<job_record_t*>(list_next(it)))) {
     if (is_active(job)) account_start(job);
@@ -190,7 +190,7 @@ const PartReservation* CycleEnv::reservation_of(const std::string& part) const {
 // Everything one test of one job needs besides the candidate node set.
 struct SlurmAdapter::Test {
   Bitmap avail;     // usable nodes for this job (before reservation exclusions)
-  Bitmap exc_core;  // cores reserved by advanced reservations
+  ResvExc exc_core;  // cores (and GRES) reserved by advanced reservations
   std::uint32_t min_nodes = 0, req_nodes = 0, max_nodes = 0;
 };
 
@@ -282,7 +282,7 @@ void SlurmAdapter::exclude_reserved(bitstr_t* avail, Time end_bound, bool includ
 int SlurmAdapter::will_run(job_record_t* job, const Test& t, bitstr_t* avail, bool now_only,
                            time_t* start, Bitmap* selected) {
   Bitmap bm = Bitmap::copy_of(avail);
-  struct job_details* d = job->details;
+  job_details_t* d = job->details;
   d->features_use = d->features;
   d->feature_list_use = d->feature_list;
   if (d->feature_list_use != nullptr && job_req_node_filter(job, bm.get(), true) != SLURM_SUCCESS)
@@ -294,8 +294,8 @@ int SlurmAdapter::will_run(job_record_t* job, const Test& t, bitstr_t* avail, bo
   job->bit_flags |= BACKFILL_TEST;
   if (now_only) job->bit_flags |= TEST_NOW_ONLY;
   ++env_.probes;
-  const int rc = select_g_job_test(job, bm.get(), t.min_nodes, t.max_nodes, t.req_nodes,
-                                   SELECT_MODE_WILL_RUN, nullptr, nullptr, t.exc_core.get());
+  const int rc =
+      easypp_will_run(job, bm.get(), t.min_nodes, t.max_nodes, t.req_nodes, t.exc_core.get());
   job->bit_flags = saved_flags;
   if (start) *start = job->start_time;
   job->start_time = saved_start;
@@ -310,7 +310,7 @@ int SlurmAdapter::start_job(job_record_t* job, bitstr_t* avail) {
   env_.swap.restore();
   Bitmap resv = Bitmap::copy_of(avail);
   bit_not(resv.get());
-  struct job_details* d = job->details;
+  job_details_t* d = job->details;
   bitstr_t* orig_exc = nullptr;
   if (d->exc_node_bitmap != nullptr) {
     orig_exc = bit_copy(d->exc_node_bitmap);
@@ -322,7 +322,7 @@ int SlurmAdapter::start_job(job_record_t* job, bitstr_t* avail) {
   const std::uint32_t array_job_id = job->array_job_id;
   int rc = fed_mgr_job_lock(job);
   if (rc == SLURM_SUCCESS) {
-    rc = select_nodes(job, false, nullptr, nullptr, false, SLURMDB_JOB_FLAG_BACKFILL);
+    rc = easypp_select_nodes(job, SLURMDB_JOB_FLAG_BACKFILL);
     if (rc == SLURM_SUCCESS)
       fed_mgr_job_start(job, job->start_time);
     else
@@ -343,7 +343,7 @@ int SlurmAdapter::start_job(job_record_t* job, bitstr_t* avail) {
   }
   if (rc == SLURM_SUCCESS) {
     last_job_update = time(nullptr);
-    power_g_job_start(job);
+    easypp_power_job_start(job);
     if (job->batch_flag == 0)
       srun_allocate(job);
     else if (!IS_JOB_CONFIGURING(job))
@@ -438,7 +438,7 @@ Time SlurmAdapter::reserve(JobHandle h, Time duration, bool is_head) {
           std::uint32_t id;
         };
         std::vector<Run> runs;
-        ListIterator it = list_iterator_create(job_list);
+        list_itr_t* it = list_iterator_create(job_list);
         job_record_t* r;
         while ((r = static_cast<job_record_t*>(list_next(it)))) {
           if (!is_active(r) || r->node_bitmap == nullptr || r->end_time == 0) continue;
@@ -588,11 +588,8 @@ void exclude_reserved_for_het(const CycleEnv& env, bitstr_t* avail, const HetCan
 void deallocate_het_components(const std::vector<std::uint32_t>& started, std::uint32_t het_id,
                                const std::string& failed, int failed_rc) {
   const time_t now = time(nullptr);
-  // The credential expiration window (slurm_cred.c: 120 s unless
-  // AuthInfo=cred_expire=); 1200 only if it cannot be read, as in Slurm.
-  int cred_lifetime = 1200;
-  (void)slurm_cred_ctx_get(slurmctld_config.cred_ctx, SLURM_CRED_OPT_EXPIRY_WINDOW,
-                           &cred_lifetime);
+  // The credential expiration window (120 s unless AuthInfo=cred_expire=).
+  const int cred_lifetime = easypp_cred_expiry_window();
   for (std::uint32_t id : started) {
     job_record_t* job = find_job_record(id);
     if (job == nullptr || IS_JOB_PENDING(job) || job->details == nullptr) continue;
@@ -611,7 +608,7 @@ void deallocate_het_components(const std::vector<std::uint32_t>& started, std::u
     // limits: count it again (no burst buffer stage-out: JOB_KILL_HURRY).
     const std::uint64_t saved_flags = job->bit_flags;
     job->bit_flags |= JOB_KILL_HURRY;
-    acct_policy_add_job_submit(job);
+    easypp_acct_policy_add_job_submit(job);
     job->bit_flags = saved_flags;
     if (job->node_bitmap_cg == nullptr || bit_set_count(job->node_bitmap_cg) == 0)
       batch_requeue_fini(job);
