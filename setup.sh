@@ -166,6 +166,9 @@ root_build() {
   if [ ! -f Makefile ] || [ src/configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
     # shellcheck disable=SC2086
     ./src/configure $want
+    # The plugin's objects depend on configure options (--enable-debug-checks)
+    # that make cannot see: build them again.
+    make -C plugin clean >/dev/null
   fi
   make -j"$(nproc)"
 }
