@@ -136,7 +136,8 @@ root_ensure() {
 # in_root COMMAND...: run COMMAND inside the root, the repository mounted at
 # its own path.
 in_root() {
-  EASYPP_ROOT_SUITE=$suite ./contrib/debian-root.sh run --bind "$repo" "$@"
+  EASYPP_ROOT_SUITE=$suite EASYPP_ROOT_ENV="TESTS_PATTERN ${EASYPP_ROOT_ENV:-}" \
+    ./contrib/debian-root.sh run --bind "$repo" "$@"
 }
 
 # build_in_root [CONFIGURE-ARGS...]: build everything for $slurm inside the

@@ -146,7 +146,7 @@ class LoadTest(SharedClusterTest):
 
     def test_2_load_line_and_agent(self):
         m = self.c.wait_log(r"sched/easypp: loaded \((.*)\)$", timeout=5)
-        self.assertIn("Slurm 22.05", m.group(1))
+        self.assertIn("Slurm %s." % cluster.slurm_release(), m.group(1))
         self.assertIn("interval=2s", m.group(1))
         self.c.wait_log(r"sched/easypp: agent running", timeout=10)
 
@@ -175,7 +175,7 @@ class LoadTest(SharedClusterTest):
     def test_4_reconfigure(self):
         c = self.c
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=3,easypp_bogus=1")
-        c.wait_log(r"sched/easypp: reconfigured \(interval=3s ", timeout=15)
+        c.wait_log(cluster.reconfigured_pattern(r"interval=3s "), timeout=15)
         c.wait_log(r"error: sched/easypp: unknown SchedulerParameters key 'easypp_bogus'",
                    timeout=5)
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=junk")
@@ -187,9 +187,10 @@ class LoadTest(SharedClusterTest):
         c = self.c
         job = c.submit(wrap="sleep 1", time_min=1, nodes=1)
         c.wait_jobs([job], timeout=60)
+        loads = len(re.findall(r"sched/easypp: loaded", c.ctld_log_text()))
         c.restart_slurmctld()
         self.assertEqual(c.job_state(job), "COMPLETED")
-        self.assertEqual(len(re.findall(r"sched/easypp: loaded", c.ctld_log_text())), 2)
+        self.assertEqual(len(re.findall(r"sched/easypp: loaded", c.ctld_log_text())), loads + 1)
         job2 = c.submit(wrap="sleep 1", time_min=1, nodes=3)
         self.assertEqual(c.wait_jobs([job2], timeout=60)[job2]["JobState"], "COMPLETED")
 
