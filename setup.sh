@@ -1,23 +1,26 @@
 #!/bin/sh
-# One entry point for a fresh Debian 12 machine (run as root):
+# One entry point for a fresh Debian 12 machine (run as root; Debian 13 works
+# too, with the roles of the two Slurm releases swapped):
 #
 #   ./setup.sh demo   install what is needed, build, and replay the built-in
 #                     synthetic workload under EASY and EASY++
 #   ./setup.sh test   install what is needed, build, and run every test:
 #                     unit tests, CLI tests, the real-Slurm integration tests
 #                     on Slurm 22.05 (this machine) and on Slurm 24.11 (in a
-#                     Debian 13 root that this script makes and caches)
+#                     Debian 13 root that this script makes and caches; the
+#                     integration suite only)
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build [--slurm 22.05|24.11]
 #                     only install and build, with the plugin for that Slurm
-#                     release (default 22.05: this machine's); the last line
+#                     release (default: this machine's, 22.05); the last line
 #                     printed is the absolute path of the sched_easypp.so built
 #
-# Slurm 22.05 is Debian 12's: built in the repository itself. Slurm 24.11 is
-# Debian 13's: built out of tree in build-24.11/ (from a copy of the sources
-# in build-24.11/src) inside a Debian 13 root made by debootstrap from
-# Debian's registry, cached in /var/cache/easypp/trixie (EASYPP_ROOT_DIR) and
-# made again when missing or broken (contrib/debian-root.sh).
+# Slurm 22.05 is Debian 12's, Slurm 24.11 Debian 13's. The release of this
+# machine's Debian is built in the repository itself; the other one out of
+# tree in build-<release>/ (from a copy of the sources in build-<release>/src)
+# inside a root of that Debian release made by debootstrap from Debian's
+# registry, cached in /var/cache/easypp/<codename> (EASYPP_ROOT_DIR) and made
+# again when missing or broken (contrib/debian-root.sh).
 #
 # Idempotent: packages already installed, a Slurm source tree already
 # fetched and the Debian 13 root are reused. Needs Debian's package registry.
@@ -34,8 +37,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   libjansson-dev libcppunit-dev zlib1g-dev
   dpkg-dev python3 ca-certificates
   slurmctld slurmd slurm-client munge libslurm-dev"
-# What the Debian 13 root needs besides: Slurm 24.11's upstream source
-# tree only configures with munge's headers.
+# The same in a Debian root; Slurm 24.11's upstream source tree (see
+# contrib/fetch-slurm-source.sh) only configures with munge's headers.
 ROOT_PACKAGES="$PACKAGES libmunge-dev"
 # What this machine needs to make and use that root.
 ROOT_HOST_PACKAGES="debootstrap git"
@@ -45,7 +48,24 @@ usage() {
   exit 2
 }
 
-slurm=22.05
+# The Debian release shipping each supported Slurm release.
+suite_of() {
+  case $1 in
+    22.05) echo bookworm ;;
+    24.11) echo trixie ;;
+    *) return 1 ;;
+  esac
+}
+SUPPORTED="22.05 24.11"
+# This machine's Slurm release (from its Debian release), built natively.
+native=$(. /etc/os-release 2>/dev/null
+  case ${VERSION_CODENAME:-} in bookworm) echo 22.05 ;; trixie) echo 24.11 ;; esac)
+if [ "$native" = 24.11 ]; then
+  # Slurm 24.11's upstream source tree needs munge's headers here too.
+  PACKAGES="$PACKAGES libmunge-dev"
+fi
+
+slurm=${native:-22.05}
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm) [ $# -ge 2 ] || usage; slurm=$2; shift 2 ;;
@@ -53,12 +73,10 @@ while [ $# -gt 0 ]; do
     *) [ "${what#_}" != "$what" ] && break; usage ;;
   esac
 done
-case $slurm in
-  22.05) ;;
-  24.11) suite=trixie ;;
-  *) echo "setup: Slurm $slurm is not supported (22.05: this machine's Debian 12; 24.11: Debian 13)" >&2
-     exit 2 ;;
-esac
+suite=$(suite_of "$slurm") || {
+  echo "setup: Slurm $slurm is not supported (supported: 22.05, Debian 12's; 24.11, Debian 13's)" >&2
+  exit 2
+}
 
 missing_packages() {
   for p in "$@"; do
@@ -88,7 +106,7 @@ deps() {
 }
 
 # build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and
-# make, for this machine's Slurm (22.05), in the repository.
+# make, for this machine's Slurm, in the repository.
 build() {
   deps
   ./contrib/fetch-slurm-source.sh
@@ -175,7 +193,7 @@ root_build() {
 }
 
 plugin_path() {
-  if [ "$slurm" = 22.05 ]; then echo "$repo/plugin/sched_easypp.so"
+  if [ "$slurm" = "$native" ]; then echo "$repo/plugin/sched_easypp.so"
   else echo "$repo/build-$slurm/plugin/sched_easypp.so"; fi
 }
 
@@ -193,7 +211,7 @@ root_integration() {
 case $what in
   deps) deps ;;
   build)
-    if [ "$slurm" = 22.05 ]; then build; else build_in_root; fi
+    if [ "$slurm" = "$native" ]; then build; else build_in_root; fi
     so=$(plugin_path)
     [ -f "$so" ] || { echo "setup: $so was not built" >&2; exit 1; }
     echo "$so" ;;
@@ -205,34 +223,38 @@ case $what in
   test)
     # The tests run a plugin whose planning-value check aborts instead of
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
+    # This machine's release: everything (make check). Each other supported
+    # release: the integration suite, in a root of its Debian release.
     failed=""
     t0=$(date +%s)
     build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
       for f in tests/test-suite.log contrib/test-suite.log; do [ -f "$f" ] && cat "$f"; done
-      failed="Slurm 22.05 (logs: tests/*.log, tests/*/*.log)"
+      failed="Slurm $native (logs: tests/*.log, tests/*/*.log)"
     fi
-    echo "setup: Slurm 22.05: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
-    # Slurm 24.11 (Debian 13): the integration suite against its daemons.
-    slurm=24.11 suite=trixie
-    t0=$(date +%s)
-    build_in_root --enable-debug-checks
-    echo "setup: Slurm 24.11: root and build took $(($(date +%s) - t0)) s"
-    t0=$(date +%s)
-    log=$repo/build-24.11/integration.log
-    { rc=0
-      in_root sh "$repo/setup.sh" _root-integration --slurm 24.11 2>&1 || rc=$?
-      echo "$rc" >"$log.rc"
-    } | tee "$log"
-    [ "$(cat "$log.rc")" = 0 ] ||
-      failed="$failed${failed:+, }Slurm 24.11 integration (log: build-24.11/integration.log)"
-    echo "setup: Slurm 24.11: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
+    echo "setup: Slurm $native: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
+    for slurm in $SUPPORTED; do
+      [ "$slurm" = "$native" ] && continue
+      suite=$(suite_of "$slurm")
+      t0=$(date +%s)
+      build_in_root --enable-debug-checks
+      echo "setup: Slurm $slurm: root and build took $(($(date +%s) - t0)) s"
+      t0=$(date +%s)
+      log=$repo/build-$slurm/integration.log
+      { rc=0
+        in_root sh "$repo/setup.sh" _root-integration --slurm "$slurm" 2>&1 || rc=$?
+        echo "$rc" >"$log.rc"
+      } | tee "$log"
+      [ "$(cat "$log.rc")" = 0 ] ||
+        failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
+      echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
+    done
     if [ -n "$failed" ]; then
       echo "setup: tests failed: $failed" >&2
       exit 1
     fi
-    echo "setup: all tests passed on Slurm 22.05 and 24.11" ;;
+    echo "setup: all tests passed on Slurm" $SUPPORTED ;;
   _root-build) root_build "$@" ;;
   _root-integration) root_integration ;;
   *) usage ;;
