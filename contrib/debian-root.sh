@@ -167,10 +167,14 @@ ensure() {
   trap 'release' EXIT
   trap 'exit 130' INT TERM
   mount_system
-  if ! in_root apt-get -q update >"$root.apt.log" 2>&1 ||
+  # An install interrupted earlier is finished first; a root whose
+  # installation fails is marked broken and made again next time.
+  if ! in_root dpkg --configure -a >"$root.apt.log" 2>&1 ||
+     ! in_root apt-get -q update >>"$root.apt.log" 2>&1 ||
      ! in_root apt-get install -y -q --no-install-recommends $need >>"$root.apt.log" 2>&1; then
     tail -n 20 "$root.apt.log" >&2
-    die "installing packages in $root failed (log: $root.apt.log)"
+    rm -f "$root/$stamp"
+    die "installing packages in $root failed (log: $root.apt.log); it will be made again"
   fi
   release
   trap - EXIT

@@ -599,7 +599,7 @@ void deallocate_het_components(const std::vector<std::uint32_t>& started, std::u
          slurm_strerror(failed_rc), cred_lifetime + 1);
     job->details->begin_time = now + cred_lifetime + 1;
     job->end_time = now;
-    job->job_state = JOB_PENDING | JOB_COMPLETING;
+    easypp_job_state_set(job, JOB_PENDING | JOB_COMPLETING);
     last_job_update = now;
     build_cg_bitmap(job);
     job_completion_logger(job, false);

@@ -1,5 +1,6 @@
-// Slurm's internal (slurmctld) headers for the plugin's C++ files. They are C
-// headers from the configured Slurm source tree (-I$(SLURM_SRC_DIR)); config.h
+// Slurm's internal (slurmctld) headers for the plugin's files (C++, and the
+// C wrapper sched_easypp_wrapper.c). They are C headers from the configured
+// Slurm source tree (-I$(SLURM_SRC_DIR)); config.h
 // is Slurm's (plugin/Makefile.am uses nostdinc so easypp's own config.h is not
 // on the include path). Compiled with -DNDEBUG: Debian's slurmctld does not
 // export verify_lock().
@@ -28,7 +29,9 @@
 // Headers present, at these paths, in every supported release.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
+#ifdef __cplusplus
 extern "C" {
+#endif
 #include "config.h"
 
 #include "slurm/slurm.h"
@@ -51,10 +54,12 @@ extern "C" {
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
+#ifdef __cplusplus
 }
+#endif
 #pragma GCC diagnostic pop
 #undef operator
 
-// The release's own headers and the wrappers (easypp_*, list_t, list_itr_t,
-// easypp::plugin::ResvExc).
+// The release's own headers and the wrappers (EASYPP_SCHED_LOCKS for C and
+// C++; easypp_*, list_t, list_itr_t, easypp::plugin::ResvExc for C++).
 #include EASYPP_SLURM_COMPAT_H

@@ -6,15 +6,26 @@
 #define operator slurm_operator  // see slurm_api.h
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
+#ifdef __cplusplus
 extern "C" {
+#endif
 #include "src/common/power.h"
 #include "src/common/select.h"
 #include "src/common/slurm_cred.h"
 #include "src/common/slurm_mcs.h"
 #include "src/slurmctld/srun_comm.h"
+#ifdef __cplusplus
 }
+#endif
 #pragma GCC diagnostic pop
 #undef operator
+
+/* The scheduling lock set, sched/backfill's: configuration READ, jobs WRITE,
+ * nodes WRITE, partitions READ, federation READ. */
+#define EASYPP_SCHED_LOCKS \
+  { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK }
+
+#ifdef __cplusplus
 
 // List types: 22.05 has only the pointer typedefs List and ListIterator;
 // later releases name the structs (list_t, list_itr_t) and drop the typedefs.
@@ -75,3 +86,8 @@ inline int easypp_cred_expiry_window() {
   (void)slurm_cred_ctx_get(slurmctld_config.cred_ctx, SLURM_CRED_OPT_EXPIRY_WINDOW, &window);
   return window;
 }
+
+/// Set a job's state (22.05 has no job_state_set()).
+inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
+
+#endif  // __cplusplus

@@ -15,14 +15,25 @@
 #define operator slurm_operator  // see slurm_api.h
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
+#ifdef __cplusplus
 extern "C" {
+#endif
 #include "src/interfaces/cred.h"
 #include "src/interfaces/mcs.h"
 #include "src/interfaces/select.h"
 #include "src/slurmctld/proc_req.h"
+#ifdef __cplusplus
 }
+#endif
 #pragma GCC diagnostic pop
 #undef operator
+
+/* The scheduling lock set, sched/backfill's: configuration READ, jobs WRITE,
+ * nodes WRITE, partitions READ, federation READ. */
+#define EASYPP_SCHED_LOCKS \
+  { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK }
+
+#ifdef __cplusplus
 
 namespace easypp::plugin {
 
@@ -76,3 +87,12 @@ inline void easypp_power_job_start(job_record_t*) {}
 /// The job credential's lifetime in seconds (AuthInfo=cred_expire=, 120 by
 /// default).
 inline int easypp_cred_expiry_window() { return cred_expiration(); }
+
+/// Set a job's state. 24.11 has job_state_set() (which also updates the job
+/// state cache of SchedulerParameters=enable_job_state_cache, off by
+/// default), but Debian's slurmctld 24.11.5 does not export it, so the
+/// state is written as in 22.05; with that cache enabled, squeue may show
+/// the old state of an undone het job component until its next change.
+inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
+
+#endif  // __cplusplus

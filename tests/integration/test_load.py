@@ -105,6 +105,23 @@ class PluginBinaryTest(unittest.TestCase):
                                  f.read()).group(1), 16)
         self.assertEqual(size, 4)
         self.assertEqual(version, want)
+        major, minor, micro = cluster.slurm_version()  # slurmctld -V
+        self.assertEqual(version, (major << 16) | (minor << 8) | micro)
+
+    def test_build_check_of_plugin_version(self):
+        """plugin/check-plugin-version.sh, run by the build before it puts
+        sched_easypp.so in place, accepts this build for the installed Slurm
+        and refuses it, naming both versions, for another one."""
+        script = os.path.join(cluster.REPO_ROOT, "plugin", "check-plugin-version.sh")
+        with open("/usr/include/slurm/slurm_version.h") as f:
+            want = re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)", f.read()).group(1)
+        ok = subprocess.run(["sh", script, PLUGIN_SO, want], capture_output=True, text=True)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        other = "0x%06x" % (int(want, 16) - 1)
+        bad = subprocess.run(["sh", script, PLUGIN_SO, other], capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("plugin_version is 0x%06x" % int(want, 16), bad.stderr)
+        self.assertIn(other, bad.stderr)
 
     def test_slurm_symbols_are_provided_by_slurmctld(self):
         """Every unversioned undefined symbol must be exported by slurmctld,
