@@ -195,7 +195,8 @@ run() {
   healthy || die "$root is missing or broken: run '$prog ensure PACKAGE...' first"
   release
   trap 'release' EXIT
-  trap 'exit 130' INT TERM
+  trap 'exit 130' INT
+  trap 'exit 143' TERM HUP
   mount_system
   local d
   for d in "${binds[@]}"; do
@@ -203,8 +204,11 @@ run() {
     mkdir -p "$root$d"
     mount --bind "$d" "$root$d"
   done
+  # In the background, so that a signal is handled at once (bash runs traps
+  # only between commands); release() ends it with everything in the root.
   local rc=0
-  in_root "$@" || rc=$?
+  in_root "$@" &
+  wait $! || rc=$?
   release
   trap - EXIT
   return $rc
