@@ -43,17 +43,27 @@ namespace easypp::plugin {
 class ResvExc {
  public:
   ResvExc() = default;
-  ~ResvExc() { reservation_delete_resv_exc_parts(&r_); }
+  ~ResvExc() { clear(); }
   ResvExc(const ResvExc&) = delete;
   ResvExc& operator=(const ResvExc&) = delete;
   resv_exc_t* out() {
-    reservation_delete_resv_exc_parts(&r_);
-    r_ = resv_exc_t{};
+    clear();
     return &r_;
   }
   resv_exc_t* get() const { return &r_; }
 
  private:
+  // 24.11's reservation_delete_resv_exc_parts() frees the cores only, not
+  // the GRES lists job_test_resv() duplicates into it (Slurm frees them
+  // too from 25.05 on): free them here (the gres_js_* point into them).
+  void clear() {
+    r_.gres_js_exc = nullptr;
+    r_.gres_js_inc = nullptr;
+    FREE_NULL_LIST(r_.gres_list_exc);
+    FREE_NULL_LIST(r_.gres_list_inc);
+    reservation_delete_resv_exc_parts(&r_);
+    r_ = resv_exc_t{};
+  }
   mutable resv_exc_t r_{};
 };
 
