@@ -98,6 +98,48 @@ def tail(path, lines=30):
         return "(cannot read %s: %s)" % (path, e)
 
 
+# --- the Slurm release under test ------------------------------------------------
+# Tests branch on the release only where Slurm itself behaves differently;
+# each such difference is named here.
+
+_slurm_version = None
+
+
+def slurm_version():
+    """The installed slurmctld's (major, minor, micro), from `slurmctld -V`
+    ("slurm-wlm 22.05.8", "slurm 24.11.5")."""
+    global _slurm_version
+    if _slurm_version is None:
+        out = run([SLURMCTLD, "-V"], timeout=10).stdout
+        m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+        if not m:
+            raise ClusterError("cannot read the Slurm version from %r" % out)
+        _slurm_version = tuple(int(x) for x in m.groups())
+    return _slurm_version
+
+
+def slurm_release():
+    """"22.05", "24.11": the release the plugin was built for."""
+    return "%02d.%02d" % slurm_version()[:2]
+
+
+def reconfigure_restarts():
+    """From Slurm 23.11 on, `scontrol reconfigure` makes slurmctld exec itself
+    again: the plugin is unloaded (fini, state saved) and loaded anew (init,
+    state restored), which logs `sched/easypp: loaded (...)` with the new
+    settings. Up to 23.02 slurmctld calls sched_p_reconfig() and the plugin
+    logs `sched/easypp: reconfigured (...)`."""
+    return slurm_version() >= (23, 11)
+
+
+def reconfigured_pattern(settings):
+    """Regex of the log line showing that a reconfigure took effect with
+    settings matching `settings` (a regex of the settings' start)."""
+    if reconfigure_restarts():
+        return r"sched/easypp: loaded \(easypp [^,]*, Slurm [^,]*, " + settings
+    return r"sched/easypp: reconfigured \(" + settings
+
+
 def slurm_plugindir():
     d = os.environ.get("EASYPP_SLURM_PLUGINDIR")
     if d:
@@ -768,7 +810,16 @@ class Cluster:
         return self.client("scontrol", *args, **kw).stdout
 
     def reconfigure(self):
+        """scontrol reconfigure (from 23.11 a restart of slurmctld: see
+        reconfigure_restarts())."""
         self.scontrol("reconfigure")
+
+    def wake_scheduler(self):
+        """Make slurmctld call the plugin's sched_p_reconfig() (the agent
+        runs a cycle at once, trigger=reconfigure) without re-reading
+        slurm.conf or restarting, in every release: `scontrol setdebugflags`
+        with a change that leaves the flags as they are."""
+        self.scontrol("setdebugflags", "-Backfill")
 
     def show_config(self):
         """`scontrol show config` as a dict."""

@@ -13,8 +13,8 @@ planned start moves to X's start + 120 s. X keeps running to completion
 (its time limit is untouched), then W runs.
 
 The agent learns and sees new jobs at its cycles; with a 30 s interval the
-test kicks it with `scontrol reconfigure` (which wakes the agent) after the
-history jobs ended and after X started.
+test kicks it (Cluster.wake_scheduler(): sched_p_reconfig wakes the agent)
+after the history jobs ended and after X started.
 """
 
 import os
@@ -36,10 +36,11 @@ class CorrectionTest(SharedClusterTest):
                    scheduler_parameters="sched_interval=2,easypp_interval=30")
 
     def kick(self):
-        """Wake the agent now (a reconfigure runs a cycle at once)."""
+        """Wake the agent now (sched_p_reconfig runs a cycle at once; not
+        `scontrol reconfigure`, which restarts slurmctld from 23.11 on)."""
         n = len(re.findall(r"sched/easypp: cycle: trigger=reconfigure", self.c.ctld_log_text()))
-        self.c.reconfigure()
-        self.c.wait_for("a cycle after reconfigure", lambda: len(re.findall(
+        self.c.wake_scheduler()
+        self.c.wait_for("a cycle after the wake-up", lambda: len(re.findall(
             r"sched/easypp: cycle: trigger=reconfigure", self.c.ctld_log_text())) > n)
 
     def test_correction_moves_the_reservation(self):

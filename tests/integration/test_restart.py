@@ -72,6 +72,10 @@ class RestartTest(SharedClusterTest):
         # u1's next job is predicted from the restored history (the average
         # of its two runtimes, rounded up).
         p = -(-sum(before[U1]) // 2)
+        # Once the nodes have registered again (24.11's slurmd take a few
+        # seconds): before that the plugin cannot start the job, and Slurm's
+        # main scheduler may start it first, without a prediction to log.
+        c.wait_idle()
         j = c.submit(wrap="sleep 1", time_min=5, nodes=1, user=U1)
         c.wait_jobs([j], timeout=60)
         self.assertRegex(c.ctld_log_text(),
