@@ -70,9 +70,9 @@ class CorrectionTest(SharedClusterTest):
                        % x, timeout=30)
         self.assertEqual(int(m.group(1)), p)
         self.assertEqual(int(m.group(2)), 120)
-        log = c.ctld_log_text()
-        self.assertRegex(log, r"woke at the predicted end of JobId=%d" % x)
-        self.assertRegex(log, r"sched/easypp: cycle: trigger=correction .*corrections=1")
+        self.assertRegex(c.ctld_log_text(), r"woke at the predicted end of JobId=%d" % x)
+        # The cycle's line comes after its files are written: wait for it.
+        c.wait_log(r"sched/easypp: cycle: trigger=correction .*corrections=1", timeout=10)
         m2 = c.wait_log(r"reservation: JobId=%d partition=batch start=(%d|%d|%d) " % (
             w, jx["start"] + 119, jx["start"] + 120, jx["start"] + 121), timeout=5)
         moved = c.planned_start(w)
