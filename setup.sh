@@ -248,10 +248,18 @@ case $what in
       echo "setup: Slurm $slurm: root and build took $(($(date +%s) - t0)) s"
       t0=$(date +%s)
       log=$repo/build-$slurm/integration.log
+      # The accounting tests' database server runs here, outside the root:
+      # Debian 13's slurmdbd does not start against Debian 13's MariaDB
+      # (see tests/integration/host-mariadb.sh).
+      db=$repo/build-$slurm/host-mariadb
+      EASYPP_TEST_DB=$(tests/integration/host-mariadb.sh start "$db") || EASYPP_TEST_DB=""
+      export EASYPP_TEST_DB
       { rc=0
         in_root sh "$repo/setup.sh" _root-integration --slurm "$slurm" 2>&1 || rc=$?
         echo "$rc" >"$log.rc"
       } | tee "$log"
+      tests/integration/host-mariadb.sh stop "$db"
+      unset EASYPP_TEST_DB
       [ "$(cat "$log.rc")" = 0 ] ||
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"

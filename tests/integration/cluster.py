@@ -1082,6 +1082,26 @@ class Accounting:
         self.rest_port = self.db_port + 2
         self.mariadb = self.slurmdbd = self.restd = None
         self.db_password = "easypp-%d" % random.randrange(1 << 30)
+        self.db_name = "slurm_acct_db"
+        # An external MariaDB server instead of our own (EASYPP_TEST_DB=
+        # "PORT:USER:PASSWORD" on 127.0.0.1, a user allowed to create and drop
+        # the databases slurm_acct_db_*): tests/integration/host-mariadb.sh
+        # starts one. setup.sh gives one to the Slurm 24.11 suite, whose
+        # slurmdbd (Debian 13's 24.11.5) refuses Debian 13's MariaDB 11.8
+        # server (error 5027 in _check_mysql_concat_is_sane) but accepts
+        # MariaDB 10.11, Debian 12's.
+        self.external_db = None
+        ext = os.environ.get("EASYPP_TEST_DB")
+        if ext:
+            port, user, password = ext.split(":", 2)
+            self.external_db = (int(port), user, password)
+            self.db_port = self.external_db[0]
+            while True:
+                self.dbd_port = pick_ports(2)
+                if self.dbd_port not in cl and self.dbd_port + 1 not in cl:
+                    break
+            self.rest_port = self.dbd_port + 1
+            self.db_name = "slurm_acct_db_%s" % cluster.cluster_name
 
     # paths
     def path(self, *parts):
@@ -1144,6 +1164,12 @@ class Accounting:
             % (time.time() - t0, self.db_port, self.dbd_port))
 
     def _start_mariadb(self):
+        if self.external_db:
+            _, user, password = self.external_db
+            self.sql("DROP DATABASE IF EXISTS %s; CREATE DATABASE %s" % (self.db_name, self.db_name))
+            self.db_user, self.db_password = user, password
+            return
+        self.db_user = "slurm"
         d = self.path("db")
         os.makedirs(d)
         datadir = os.path.join(d, "data")
@@ -1165,6 +1191,10 @@ class Accounting:
                  % self.db_password)
 
     def sql(self, statement, check=True):
+        if self.external_db:
+            port, user, password = self.external_db
+            return run(["mariadb", "--no-defaults", "-h", "127.0.0.1", "-P", str(port), "-u", user,
+                        "-p%s" % password, "-N", "-e", statement], timeout=30, check=check)
         return run(["mariadb", "--no-defaults", "--socket=%s" % self.db_socket, "-u", "root",
                     "-N", "-e", statement], timeout=30, check=check)
 
@@ -1184,9 +1214,9 @@ class Accounting:
                 "StorageType=accounting_storage/mysql",
                 "StorageHost=127.0.0.1",
                 "StoragePort=%d" % self.db_port,
-                "StorageUser=slurm",
+                "StorageUser=%s" % self.db_user,
                 "StoragePass=%s" % self.db_password,
-                "StorageLoc=slurm_acct_db"]
+                "StorageLoc=%s" % self.db_name]
         fd = os.open(self.dbd_conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write("\n".join(conf) + "\n")
@@ -1256,6 +1286,8 @@ class Accounting:
         self.slurmdbd = None
         self.c._kill(self.mariadb, "mariadbd", 30)
         self.mariadb = None
+        if self.external_db:
+            self.sql("DROP DATABASE IF EXISTS %s" % self.db_name, check=False)
 
     def _wait(self, what, proc, logfile, ready, timeout=60):
         deadline = time.time() + timeout
