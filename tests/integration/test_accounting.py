@@ -36,6 +36,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
 
 U1, U2, U3, U4 = cluster.TEST_USERS
+
+
+def _api_versions():
+    """The highest slurmdb OpenAPI version this Slurm's slurmrestd serves, and
+    one it does not (22.05: v0.0.36-38; 24.11: v0.0.40-42)."""
+    try:
+        release = cluster.slurm_release()
+    except cluster.ClusterError:
+        release = "22.05"
+    return ("v0.0.42", "v0.0.39") if release >= "23" else ("v0.0.38", "v0.0.41")
+
+
+HIGHEST_API, UNSERVED_API = _api_versions()
 TOOLS = os.path.join(os.environ.get("EASYPP_BUILD_DIR", cluster.REPO_ROOT), "tools")
 IMPORT = os.path.join(TOOLS, "easypp-import")
 SIM = os.path.join(TOOLS, "easypp-sim")
@@ -205,8 +218,8 @@ class AccountingTest(unittest.TestCase):
         p = self.imp("--url", self.c.acct.rest_url, "--user", U1, "--days", "1",
                      "--window-hours", "2", "-o", rest)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("slurmrestd /slurmdb/v0.0.38/jobs", read(rest),
-                      "auto picks the highest version 22.05 serves")
+        self.assertIn("slurmrestd /slurmdb/%s/jobs" % HIGHEST_API, read(rest),
+                      "auto picks the highest version this Slurm serves")
         # the report: what was dropped and why
         self.assertRegex(p.stderr, r"wrote 9 jobs to .*rest.swf")
         self.assertIn("1 earlier attempts of requeued jobs", p.stderr)
@@ -328,18 +341,18 @@ class AccountingTest(unittest.TestCase):
                      env={"SLURM_JWT": self.token[:-6] + "AAAAAA"})
         self.assertEqual(p.returncode, 2, p.stderr)
         # /openapi/v3 answers without a token; the jobs query does not
-        self.assertIn(self.c.acct.rest_url + "/slurmdb/v0.0.38/jobs?", p.stderr)
+        self.assertIn(self.c.acct.rest_url + "/slurmdb/%s/jobs?" % HIGHEST_API, p.stderr)
         self.assertIn("authentication", p.stderr)
         self.assertEqual(p.stderr.count("error:"), 1, p.stderr)
         self.assertNotIn("trying again", p.stderr)  # not retried: it cannot help
         self.assert_no_output(out)
 
     def test_3_version_not_served(self):
-        out = self.out("v41.swf")
+        out = self.out("unserved.swf")
         p = self.imp("--url", self.c.acct.rest_url, "--user", U1, "--days", "1",
-                     "--api", "v0.0.41", "-o", out)
+                     "--api", UNSERVED_API, "-o", out)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("/slurmdb/v0.0.41/jobs", p.stderr)
+        self.assertIn("/slurmdb/%s/jobs" % UNSERVED_API, p.stderr)
         self.assertIn("404", p.stderr)
         self.assert_no_output(out)
         p = self.imp("--url", self.c.acct.rest_url, "--api", "v0.0.99", "-o", out)

@@ -149,6 +149,14 @@ RestResult rest_get(const RestEndpoint& ep, const std::string& path, const BodyS
       r.error += " (this slurmrestd does not serve this path: an OpenAPI version it does not "
                  "load, or no slurmdbd plugin)";
     r.retryable = status >= 500 || status == 429 || status == 408;
+    // Slurm 24.11's slurmrestd answers a token slurmdbd refuses with 502
+    // "Failed to open slurmdbd connection, authentication error" (22.05:
+    // 401): trying again cannot help.
+    if (status == 502 && gist.find("authentication") != std::string::npos) {
+      r.retryable = false;
+      r.error += " (the token is not valid for this user: set SLURM_JWT or --token-file, "
+                 "and --user)";
+    }
     return r;
   }
   if (rc != CURLE_OK) {
