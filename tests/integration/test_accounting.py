@@ -158,10 +158,17 @@ class AccountingTest(unittest.TestCase):
         het = c.client("sbatch", "--parsable", "--time=2", "--output=/dev/null", "-n1", ":",
                        "-n1", "--wrap", "sleep 1", user=U3).stdout.strip()
         ids.append(int(het.split("+")[0]))
-        rq = c.submit(wrap="sleep 4", time_min=3, ntasks=1, user=U4)
+        # The first run outlasts any polling delay so that the requeue always
+        # hits a running job (a requeue of a finished job leaves no REQUEUED
+        # attempt); the run after the requeue is short.
+        rq = c.submit(wrap='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 4; '
+                           'else sleep 120; fi', time_min=3, ntasks=1, user=U4)
         c.wait_state(rq, "RUNNING", timeout=30)
         time.sleep(1)
         c.scontrol("requeue", str(rq))
+        c.wait_for("slurmdbd to hold the requeued attempt", lambda: "REQUEUED" in c.client(
+            "sacct", "-D", "-X", "-n", "-P", "-o", "State", "-j", str(rq),
+            check=False).stdout, timeout=60)
         time.sleep(1)
         c.scontrol("update", "jobid=%d" % rq, "StartTime=now")
         ids.append(rq)
