@@ -61,8 +61,14 @@ Schedulers:
       --safe yes|no                         safe backfill (default no)
       --safe-after SECONDS|off              starvation guard: safe backfill around a
                                             head that has waited this long (off)
+      --predictor history|ewma|regression   how the history becomes a prediction:
+                                            the paper's (history), a moving
+                                            average, or runtime ~ estimate
+                                            least squares (history)
       --window N                            predictor history, 1..30 (2)
-      --metric avg|median|min|max           (avg)
+      --metric avg|median|min|max           predictor=history (avg)
+      --ewma-alpha X                        predictor=ewma: weight of the
+                                            latest runtime, 0 < X <= 1 (0.5)
       --history-type all|immediate|extended (all)
       --fullness full|partial               (full)
       --fallback estimate|relative          (estimate)
@@ -287,8 +293,14 @@ Options parse(int argc, char** argv) {
         if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + num_knobs) {
           const char* key = knobs()[c - OPT_KNOB_FIRST].c_str();
           SchedulerConfig probe;  // validate now, so errors name the option
-          const std::string err = apply_knob(probe, key, optarg);
-          if (!err.empty()) usage_error("--" + err);
+          std::string err = apply_knob(probe, key, optarg);
+          if (!err.empty()) {
+            // "bad value 'X' for window (...)" names the option: "for --window".
+            const std::string knob = std::string(" for ") + key + " ";
+            const auto at = err.find(knob);
+            if (at != std::string::npos) err.insert(at + 5, "--");
+            usage_error(err);
+          }
           o.knobs.emplace_back(key, optarg);
           break;
         }

@@ -34,7 +34,8 @@ expect_status "help exits 0" 0 "$SIM" --help
 for opt in --workload --procs --load --scheduler --json --output-swf --size-from --default-estimate \
            --clip-runtime --unsorted --max-jobs --max-malformed --flurries --warmup --short-threshold \
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
-           --reservations --safe --safe-after --window --metric --history-type --fullness --fallback --propagation \
+           --reservations --safe --safe-after --predictor --window --metric --ewma-alpha --history-type \
+           --fullness --fallback --propagation \
            --shake --shake-jitter --shake-seed --threads --top-users --report; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
@@ -44,6 +45,10 @@ for opt in shake shake-jitter shake-seed threads top-users report; do
   grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
 done
 pass "man page documents the verdict options"
+for opt in predictor ewma-alpha; do
+  grep -q -- "^\.B[IR]\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
+done
+pass "man page documents the predictor options"
 expect_status "version exits 0" 0 "$SIM" --version
 
 # --- bad usage: one line, status 2 --------------------------------------------
@@ -53,6 +58,10 @@ usage_error "missing value" "$SIM" --workload
 usage_error "unknown scheduler" "$SIM" -w "$DATA/cli_small.swf" -s easy,easy+++
 usage_error "bad window" "$SIM" -w "$DATA/cli_small.swf" --window 0
 usage_error "bad knob in spec" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:window=x'
+usage_error "bad predictor" "$SIM" -w "$DATA/cli_small.swf" --predictor lstm
+usage_error "bad predictor in spec" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:predictor=mean'
+usage_error "ewma-alpha 0" "$SIM" -w "$DATA/cli_small.swf" --ewma-alpha 0
+usage_error "ewma-alpha above 1" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:predictor=ewma:ewma-alpha=1.5'
 usage_error "bad load" "$SIM" -w "$DATA/cli_small.swf" --load abc
 usage_error "negative procs" "$SIM" -w "$DATA/cli_small.swf" --procs -4
 usage_error "bad correction" "$SIM" -w "$DATA/cli_small.swf" --correction sometimes
