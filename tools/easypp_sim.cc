@@ -97,12 +97,16 @@ int main(int argc, char** argv) {
     }
     std::vector<report::Run>& runs = rep.runs;
     for (const auto& r : results) {
-      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}};
+      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}, false, {}};
       if (opt.flurries) {
         MetricsOptions mo = opt.metrics;
         mo.exclude_flurries = true;
         run.has_without_flurries = true;
         run.without_flurries = compute_metrics(w, r, mo);
+      }
+      if (!runs.empty()) {
+        run.has_improvement = true;
+        run.improvement = compute_improvement(w, results.front(), r, opt.metrics);
       }
       runs.push_back(run);
     }
