@@ -23,7 +23,9 @@ Workload:
   -w, --workload FILE     SWF log to replay; "-" reads standard input;
                           "synthetic" (or "synthetic:seed=N,jobs=N,procs=N,
                           users=N,load=X,max-estimate=S") uses the built-in
-                          generator (see easypp-gen(1))
+                          generator (see easypp-gen(1)); "model:MODEL" (or
+                          "model:MODEL:seed=N,jobs=N,thin=N") draws from a
+                          Markov model fitted by easypp-gen --fit
   -p, --procs N           machine size (default: MaxProcs header, else MaxNodes)
       --load X            scale interarrival times so the offered load is X
                           (default: the log as it is)
@@ -309,7 +311,7 @@ Options parse(int argc, char** argv) {
   }
   if (optind < argc) usage_error(std::string("unexpected argument '") + argv[optind] + "'");
   if (o.workload.empty())
-    usage_error("--workload is required (an SWF file, - for standard input, or synthetic)");
+    usage_error("--workload is required (an SWF file, - for standard input, synthetic, or model:FILE)");
   if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
     usage_error("--output-swf with several schedulers needs %s in the file name");
   if (!o.output_swf.empty()) o.wl.keep_records = true;

@@ -415,6 +415,9 @@ int main(int argc, char** argv) {
     } catch (const ModelError& e) {
       std::cerr << "easypp-gen: " << e.what() << "\n";
       return 2;
+    } catch (const ModelWriteError& e) {
+      std::cerr << "easypp-gen: " << e.what() << "\n";
+      return e.created ? 1 : 2;
     } catch (const std::bad_alloc&) {
       std::cerr << "easypp-gen: out of memory\n";
       return 1;

@@ -500,12 +500,12 @@ void write_markov_model(const std::string& path, const MarkovModel& m) {
   const std::string text = markov_model_json(m);
   if (path == "-") {
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      throw std::runtime_error(std::string("cannot write standard output: ") + std::strerror(errno));
+      throw ModelWriteError(std::string("cannot write standard output: ") + std::strerror(errno), true);
     return;
   }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wx");
-  if (!f) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  if (!f) throw ModelWriteError("cannot write " + path + ": " + std::strerror(errno), false);
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   ok = std::fflush(f) == 0 && ok;
   ok = ::fsync(fileno(f)) == 0 && ok;
@@ -514,7 +514,7 @@ void write_markov_model(const std::string& path, const MarkovModel& m) {
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = ok ? errno : saved;
     std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e ? e : EIO));
+    throw ModelWriteError("cannot write " + path + ": " + std::strerror(e ? e : EIO), true);
   }
 }
 

@@ -130,9 +130,15 @@ std::string markov_model_json(const MarkovModel& m);
 MarkovModel parse_markov_model(const std::string& text, const std::string& name);
 /// Read a model file (at most 256 MB). Throws ModelError.
 MarkovModel read_markov_model(const std::string& path);
+/// A model file could not be written; `created`: the failure came after the
+/// file was created (a write error), not from creating it.
+struct ModelWriteError : std::runtime_error {
+  ModelWriteError(const std::string& what, bool created) : std::runtime_error(what), created(created) {}
+  bool created;
+};
 /// Write a model file: a temporary file beside it, then a rename (nothing
 /// half-written is ever left under `path`); "-" is standard output. Throws
-/// std::runtime_error on I/O failure.
+/// ModelWriteError.
 void write_markov_model(const std::string& path, const MarkovModel& m);
 
 struct ModelGenConfig {
