@@ -100,6 +100,16 @@ const Predictor::Entry& Predictor::RingBuf::recent(std::size_t i) const {
 
 Predictor::Predictor(PredictorConfig cfg) : cfg_(cfg) {
   cfg_.window = std::clamp(cfg_.window, 1, PredictorConfig::kMaxWindow);
+  switch (cfg_.kind) {
+    case PredictorKind::Ewma: combiner_ = Combiner::Ewma; break;
+    case PredictorKind::Regression: combiner_ = Combiner::Regression; break;
+    case PredictorKind::History:
+      combiner_ = cfg_.metric == Metric::Median ? Combiner::Median
+                  : cfg_.metric == Metric::Min  ? Combiner::Min
+                  : cfg_.metric == Metric::Max  ? Combiner::Max
+                                                : Combiner::Avg;
+      break;
+  }
 }
 
 void Predictor::forget_user(UserId user) {
@@ -157,25 +167,28 @@ Time Predictor::regression(const Entry* const* items, std::size_t n, Time estima
 }
 
 Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate) const {
-  if (cfg_.kind == PredictorKind::Ewma) return ewma(items, n);
-  if (cfg_.kind == PredictorKind::Regression) return regression(items, n, estimate);
-  switch (cfg_.metric) {
-    case Metric::Avg: {
-      Time sum = 0;
-      for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
-      return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
-    }
-    case Metric::Min: {
+  // The paper's average first (EASY++ itself: the replay's hot path), then
+  // one switch for every other way of combining.
+  if (combiner_ == Combiner::Avg) {
+    Time sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
+    return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
+  }
+  switch (combiner_) {
+    case Combiner::Avg: break;  // above
+    case Combiner::Ewma: return ewma(items, n);
+    case Combiner::Regression: return regression(items, n, estimate);
+    case Combiner::Min: {
       Time v = items[0]->runtime;
       for (std::size_t i = 1; i < n; ++i) v = std::min(v, items[i]->runtime);
       return v;
     }
-    case Metric::Max: {
+    case Combiner::Max: {
       Time v = items[0]->runtime;
       for (std::size_t i = 1; i < n; ++i) v = std::max(v, items[i]->runtime);
       return v;
     }
-    case Metric::Median: {
+    case Combiner::Median: {
       Time v[PredictorConfig::kMaxWindow];
       for (std::size_t i = 0; i < n; ++i) v[i] = items[i]->runtime;
       std::sort(v, v + n);

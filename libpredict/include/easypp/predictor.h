@@ -136,12 +136,14 @@ class Predictor {
     }
   };
   // items[0] is the most recent; `estimate` is the new job's.
+  enum class Combiner : std::uint8_t { Avg, Median, Min, Max, Ewma, Regression };
   Time combine(const Entry* const* items, std::size_t n, Time estimate) const;
   Time ewma(const Entry* const* items, std::size_t n) const;
   Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
 
   PredictorConfig cfg_;
+  Combiner combiner_ = Combiner::Avg;  // from cfg_.kind and cfg_.metric
   std::unordered_map<UserId, RingBuf> users_;
   // Only for HistoryType::Extended: one ring per (user, estimate).
   std::unordered_map<std::pair<UserId, Time>, RingBuf, KeyHash> extended_;
