@@ -333,20 +333,16 @@ int main(int argc, char** argv) {
   if (!fit_log.empty() && !model_file.empty()) usage_error("--fit and --model exclude each other");
   if (markov && !synthetic_only.empty())
     usage_error(synthetic_only.front() + " is an option of the built-in generator, not of --fit or --model");
-  if (!markov) {
-    for (const char* o : {"--thin", "--validate", "--against", "--seeds", "--scheduler", "--json"}) {
-      const bool given = (std::string(o) == "--thin" && thin) || (std::string(o) == "--validate" && validate) ||
-                         (std::string(o) == "--against" && !against.empty()) ||
-                         (std::string(o) == "--seeds" && seeds_given) ||
-                         (std::string(o) == "--scheduler" && !schedulers.empty()) ||
-                         (std::string(o) == "--json" && json);
-      if (given) usage_error(std::string(o) + " needs --fit LOG or --model FILE");
-    }
-  }
-  if (markov && !validate) {
-    if (!against.empty() || seeds_given || !schedulers.empty() || json)
-      usage_error(std::string(!against.empty() ? "--against" : seeds_given ? "--seeds" : !schedulers.empty() ? "--scheduler" : "--json") +
-                  " needs --validate");
+  // Options of the model's modes, in the order the help lists them.
+  const std::pair<const char*, bool> model_options[] = {
+      {"--thin", thin != 0},          {"--validate", validate},
+      {"--against", !against.empty()}, {"--seeds", seeds_given},
+      {"--scheduler", !schedulers.empty()}, {"--json", json},
+  };
+  for (const auto& [name, given] : model_options) {
+    if (given && !markov) usage_error(std::string(name) + " needs --fit LOG or --model FILE");
+    const bool validation_only = std::string(name) != "--thin" && std::string(name) != "--validate";
+    if (given && markov && validation_only && !validate) usage_error(std::string(name) + " needs --validate");
   }
   if (!fit_log.empty() && model_jobs) usage_error("--jobs applies to --model (a fitted model draws as many jobs as its log)");
   if (!model_file.empty() && validate && against.empty())
