@@ -686,10 +686,18 @@ class UsersCommand {
   void print_header() const {
     std::printf("History from %s\n", source_.c_str());
     const easypp::PredictorConfig& p = cfg_.predictor;
-    if (cfg_.plan == easypp::PlanWith::Prediction)
+    if (cfg_.plan == easypp::PlanWith::Prediction && p.kind == easypp::PredictorKind::History)
       std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
                   p.window, easypp::to_string(p.metric), easypp::to_string(p.type),
                   easypp::to_string(p.fullness), easypp::to_string(p.fallback));
+    else if (cfg_.plan == easypp::PlanWith::Prediction)  // ewma or regression
+      std::printf("Predictor: %s%s window=%d history_type=%s fullness=%s fallback=%s\n\n",
+                  easypp::to_string(p.kind),
+                  p.kind == easypp::PredictorKind::Ewma
+                      ? (" alpha=" + easypp::knob_value(cfg_, "ewma-alpha")).c_str()
+                      : "",
+                  p.window, easypp::to_string(p.type), easypp::to_string(p.fullness),
+                  easypp::to_string(p.fallback));
     else
       std::printf("Planning with time limits (easypp_plan=estimate): the history is kept but "
                   "not used\n\n");

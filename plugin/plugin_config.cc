@@ -52,7 +52,8 @@ std::string render_core(const PluginConfig& c) {
   return knob_value(c.sched, Knob);
 }
 
-constexpr char kPlan[] = "plan", kWindow[] = "window", kMetric[] = "metric",
+constexpr char kPlan[] = "plan", kPredictor[] = "predictor", kWindow[] = "window",
+               kMetric[] = "metric", kEwmaAlpha[] = "ewma-alpha",
                kHistory[] = "history-type", kFullness[] = "fullness", kFallback[] = "fallback",
                kPropagation[] = "propagation", kCorrection[] = "correction", kSjbf[] = "sjbf",
                kSafe[] = "safe", kSafeAfter[] = "safe-after", kTtl[] = "history-ttl";
@@ -65,6 +66,8 @@ const Setting kSettings[] = {
     {"easypp_plan", apply_core<kPlan>, render_core<kPlan>, ""},
     {"easypp_window", apply_core<kWindow>, render_core<kWindow>, ""},
     {"easypp_metric", apply_core<kMetric>, render_core<kMetric>, ""},
+    {"easypp_predictor", apply_core<kPredictor>, render_core<kPredictor>, ""},
+    {"easypp_ewma_alpha", apply_core<kEwmaAlpha>, render_core<kEwmaAlpha>, ""},
     {"easypp_history", apply_core<kHistory>, render_core<kHistory>, ""},
     {"easypp_fullness", apply_core<kFullness>, render_core<kFullness>, ""},
     {"easypp_fallback", apply_core<kFallback>, render_core<kFallback>, ""},

@@ -23,7 +23,9 @@ Workload:
   -w, --workload FILE     SWF log to replay; "-" reads standard input;
                           "synthetic" (or "synthetic:seed=N,jobs=N,procs=N,
                           users=N,load=X,max-estimate=S") uses the built-in
-                          generator (see easypp-gen(1))
+                          generator (see easypp-gen(1)); "model:MODEL" (or
+                          "model:MODEL:seed=N,jobs=N,thin=N") draws from a
+                          Markov model fitted by easypp-gen --fit
   -p, --procs N           machine size (default: MaxProcs header, else MaxNodes)
       --load X            scale interarrival times so the offered load is X
                           (default: the log as it is)
@@ -61,8 +63,14 @@ Schedulers:
       --safe yes|no                         safe backfill (default no)
       --safe-after SECONDS|off              starvation guard: safe backfill around a
                                             head that has waited this long (off)
+      --predictor history|ewma|regression   how the history becomes a prediction:
+                                            the paper's (history), a moving
+                                            average, or runtime ~ estimate
+                                            least squares (history)
       --window N                            predictor history, 1..30 (2)
-      --metric avg|median|min|max           (avg)
+      --metric avg|median|min|max           predictor=history (avg)
+      --ewma-alpha X                        predictor=ewma: weight of the
+                                            latest runtime, 0 < X <= 1 (0.5)
       --history-type all|immediate|extended (all)
       --fullness full|partial               (full)
       --fallback estimate|relative          (estimate)
@@ -287,8 +295,14 @@ Options parse(int argc, char** argv) {
         if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + num_knobs) {
           const char* key = knobs()[c - OPT_KNOB_FIRST].c_str();
           SchedulerConfig probe;  // validate now, so errors name the option
-          const std::string err = apply_knob(probe, key, optarg);
-          if (!err.empty()) usage_error("--" + err);
+          std::string err = apply_knob(probe, key, optarg);
+          if (!err.empty()) {
+            // "bad value 'X' for window (...)" names the option: "for --window".
+            const std::string knob = std::string(" for ") + key + " ";
+            const auto at = err.find(knob);
+            if (at != std::string::npos) err.insert(at + 5, "--");
+            usage_error(err);
+          }
           o.knobs.emplace_back(key, optarg);
           break;
         }
@@ -297,7 +311,7 @@ Options parse(int argc, char** argv) {
   }
   if (optind < argc) usage_error(std::string("unexpected argument '") + argv[optind] + "'");
   if (o.workload.empty())
-    usage_error("--workload is required (an SWF file, - for standard input, or synthetic)");
+    usage_error("--workload is required (an SWF file, - for standard input, synthetic, or model:FILE)");
   if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
     usage_error("--output-swf with several schedulers needs %s in the file name");
   if (!o.output_swf.empty()) o.wl.keep_records = true;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "easypp/sim/generator.h"
+#include "easypp/sim/markov_model.h"
 #include "easypp/sim/series.h"
 #include "easypp/sim/shake.h"
 #include "easypp/sim/simulator.h"
@@ -22,6 +23,14 @@ namespace {
 
 Workload load(const cli::Options& o) {
   const std::string& src = o.workload;
+  if (src.rfind("model:", 0) == 0) {  // drawn from a fitted Markov model
+    std::string path, err;
+    ModelGenConfig g;
+    if (!parse_model_spec(std::string_view(src).substr(6), &path, g, &err))
+      cli::usage_error("--workload " + src + ": " + err);
+    const MarkovModel m = read_markov_model(path);  // ModelError: exit 2 in main
+    return generate_model_workload(m, g, src, o.wl);
+  }
   if (src == "synthetic" || src.rfind("synthetic:", 0) == 0) {
     GeneratorConfig g;
     std::string err;
@@ -97,12 +106,16 @@ int main(int argc, char** argv) {
     }
     std::vector<report::Run>& runs = rep.runs;
     for (const auto& r : results) {
-      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}};
+      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}, false, {}};
       if (opt.flurries) {
         MetricsOptions mo = opt.metrics;
         mo.exclude_flurries = true;
         run.has_without_flurries = true;
         run.without_flurries = compute_metrics(w, r, mo);
+      }
+      if (!runs.empty()) {
+        run.has_improvement = true;
+        run.improvement = compute_improvement(w, results.front(), r, opt.metrics);
       }
       runs.push_back(run);
     }
@@ -149,6 +162,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const swf::Error& e) {
+    std::cerr << "easypp-sim: " << e.what() << "\n";
+    return 2;
+  } catch (const ModelError& e) {
     std::cerr << "easypp-sim: " << e.what() << "\n";
     return 2;
   } catch (const std::bad_alloc&) {

@@ -419,6 +419,55 @@ std::string pm_pct(const Spread& sp) {
   return o.str();
 }
 
+// Per-job improvement factors against the first run (Petrou).
+void print_improvement(std::ostream& os, const std::vector<Run>& runs) {
+  if (runs.size() < 2) return;
+  const std::string first = runs[0].result->config.name;
+  os << "\nper-job improvement factor against " << first << " (" << first
+     << "'s value / this one's, jobs measured in both; > 1: better):\n";
+  const int namew = int(name_width(runs));
+  os << std::left << std::setw(namew) << "scheduler" << std::right << std::setw(8) << "jobs"
+     << std::setw(11) << "resp geo" << std::setw(9) << "median" << std::setw(10) << "better%"
+     << std::setw(9) << "worse%" << std::setw(11) << "bsld geo" << std::setw(9) << "median"
+     << std::setw(10) << "better%" << std::setw(9) << "worse%" << "\n";
+  auto median = [](const FactorDistribution& d) {
+    return d.quantiles.empty() ? 0.0 : d.quantiles[d.quantiles.size() / 2];
+  };
+  for (std::size_t s = 1; s < runs.size(); ++s) {
+    if (!runs[s].has_improvement) continue;
+    const Improvement& im = runs[s].improvement;
+    os << std::left << std::setw(namew) << runs[s].result->config.name << std::right << std::setw(8)
+       << im.jobs << std::setw(11) << fmt(im.response.geometric_mean, 3) << std::setw(9)
+       << fmt(median(im.response), 3) << std::setw(10) << fmt(im.response.better_percent, 1)
+       << std::setw(9) << fmt(im.response.worse_percent, 1) << std::setw(11)
+       << fmt(im.bounded_slowdown.geometric_mean, 3) << std::setw(9)
+       << fmt(median(im.bounded_slowdown), 3) << std::setw(10)
+       << fmt(im.bounded_slowdown.better_percent, 1) << std::setw(9)
+       << fmt(im.bounded_slowdown.worse_percent, 1) << "\n";
+  }
+}
+
+json_t* factors_json(const FactorDistribution& d) {
+  json_t* o = json_object();
+  json_object_set_new(o, "mean", json_real(d.mean));
+  json_object_set_new(o, "geometric_mean", json_real(d.geometric_mean));
+  json_object_set_new(o, "better_percent", json_real(d.better_percent));
+  json_object_set_new(o, "same_percent", json_real(d.same_percent));
+  json_object_set_new(o, "worse_percent", json_real(d.worse_percent));
+  json_t* q = json_array();
+  for (double x : d.quantiles) json_array_append_new(q, json_real(x));
+  json_object_set_new(o, "quantiles", q);
+  return o;
+}
+
+json_t* improvement_json(const Improvement& im) {
+  json_t* o = json_object();
+  json_object_set_new(o, "jobs", json_integer(json_int_t(im.jobs)));
+  json_object_set_new(o, "response", factors_json(im.response));
+  json_object_set_new(o, "bounded_slowdown", factors_json(im.bounded_slowdown));
+  return o;
+}
+
 void print_shaken(std::ostream& os, const Report& rep) {
   const ShakeResult& sr = *rep.shaken;
   const ShakeOptions& so = *rep.shake;
@@ -497,6 +546,7 @@ void print_text(std::ostream& os, const Report& rep) {
        << std::setw(12) << fmt(p.late_median_minutes, 1) << "\n";
   }
   print_users(os, runs, rep.top_users);
+  print_improvement(os, runs);
   if (rep.shaken) print_shaken(os, rep);
 }
 
@@ -525,6 +575,7 @@ json_t* build_json(const Report& rep) {
     json_object_set_new(o, "users", users_json(r.metrics, b));
     if (r.has_without_flurries) json_object_set_new(o, "without_flurries", metrics_json(r.without_flurries));
     if (rep.shaken) json_object_set_new(o, "shaken", shaken_json(*rep.shaken, s));
+    if (r.has_improvement) json_object_set_new(o, "improvement_vs_first", improvement_json(r.improvement));
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "runs", arr);

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "easypp/sim/improvement.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/series.h"
 #include "easypp/sim/shake.h"
@@ -20,6 +21,9 @@ struct Run {
   Metrics metrics;
   bool has_without_flurries = false;
   Metrics without_flurries;
+  /// Per-job factors against the first run (every run but the first).
+  bool has_improvement = false;
+  Improvement improvement;
 };
 
 /// Everything one easypp-sim call reports.

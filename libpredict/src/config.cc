@@ -3,6 +3,7 @@
 #include "easypp/config.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -132,6 +133,11 @@ const Knob kKnobs[] = {
      [](const SchedulerConfig& c) -> std::string {
        return c.policy.safe_after < 0 ? "off" : std::to_string(c.policy.safe_after);
      }},
+    {"predictor",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_predictor_kind(v), &c.predictor.kind, "history, ewma or regression");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.kind); }},
     {"window",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
        long long n = 0;
@@ -145,6 +151,21 @@ const Knob kKnobs[] = {
        return set_enum(parse_metric(v), &c.predictor.metric, "avg, median, min or max");
      },
      [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.metric); }},
+    {"ewma-alpha",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       const std::string t(v);
+       char* end = nullptr;
+       const double a = std::strtod(t.c_str(), &end);
+       if (t.empty() || *end != '\0' || !std::isfinite(a) || !(a > 0) || a > 1)
+         return "a number in (0, 1]";
+       c.predictor.ewma_alpha = a;
+       return {};
+     },
+     [](const SchedulerConfig& c) {
+       char buf[32];  // enough digits that the value reads back the same
+       std::snprintf(buf, sizeof buf, "%.15g", c.predictor.ewma_alpha);
+       return std::string(buf);
+     }},
     {"history-type",
      [](SchedulerConfig& c, std::string_view v) {
        return set_enum(parse_history_type(v), &c.predictor.type, "all, immediate or extended");
@@ -319,9 +340,16 @@ std::string SchedulerConfig::describe() const {
     if (k == "sjbf") continue;
     if (k == "estimate-factor" && estimate_factor == 1.0) continue;
     if ((k == "safe-after" || k == "history-ttl") && v == "off") continue;
-    const bool predictor_knob = k == "window" || k == "metric" || k == "history-type" ||
-                                k == "fullness" || k == "fallback" || k == "propagation";
+    const bool predictor_knob = k == "predictor" || k == "window" || k == "metric" ||
+                                k == "ewma-alpha" || k == "history-type" || k == "fullness" ||
+                                k == "fallback" || k == "propagation";
     if (predictor_knob && plan != PlanWith::Prediction) continue;
+    // Each predictor's own parameters only (the paper's family: no
+    // "predictor=" at all, so the default reads as it always has).
+    const PredictorKind kind = predictor.kind;
+    if (k == "predictor" && kind == PredictorKind::History) continue;
+    if (k == "metric" && kind != PredictorKind::History) continue;
+    if (k == "ewma-alpha" && kind != PredictorKind::Ewma) continue;
     d += (d.empty() ? "" : " ") + k + "=" + v;
   }
   return d;

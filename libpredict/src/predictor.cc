@@ -10,7 +10,23 @@ std::string PredictorConfig::validate() const {
   if (window < 1 || window > kMaxWindow)
     return "window must be between 1 and " + std::to_string(kMaxWindow) + " (got " +
            std::to_string(window) + ")";
+  if (!(ewma_alpha > 0 && ewma_alpha <= 1)) return "ewma-alpha must be in (0, 1]";
   return {};
+}
+
+std::optional<PredictorKind> parse_predictor_kind(std::string_view s) {
+  if (s == "history") return PredictorKind::History;
+  if (s == "ewma") return PredictorKind::Ewma;
+  if (s == "regression") return PredictorKind::Regression;
+  return std::nullopt;
+}
+const char* to_string(PredictorKind k) {
+  switch (k) {
+    case PredictorKind::History: return "history";
+    case PredictorKind::Ewma: return "ewma";
+    case PredictorKind::Regression: return "regression";
+  }
+  return "?";
 }
 
 std::optional<Metric> parse_metric(std::string_view s) {
@@ -84,6 +100,16 @@ const Predictor::Entry& Predictor::RingBuf::recent(std::size_t i) const {
 
 Predictor::Predictor(PredictorConfig cfg) : cfg_(cfg) {
   cfg_.window = std::clamp(cfg_.window, 1, PredictorConfig::kMaxWindow);
+  switch (cfg_.kind) {
+    case PredictorKind::Ewma: combiner_ = Combiner::Ewma; break;
+    case PredictorKind::Regression: combiner_ = Combiner::Regression; break;
+    case PredictorKind::History:
+      combiner_ = cfg_.metric == Metric::Median ? Combiner::Median
+                  : cfg_.metric == Metric::Min  ? Combiner::Min
+                  : cfg_.metric == Metric::Max  ? Combiner::Max
+                                                : Combiner::Avg;
+      break;
+  }
 }
 
 void Predictor::forget_user(UserId user) {
@@ -98,24 +124,71 @@ void Predictor::clear() {
   extended_.clear();
 }
 
-Time Predictor::combine(const Entry* const* items, std::size_t n) const {
-  switch (cfg_.metric) {
-    case Metric::Avg: {
-      Time sum = 0;
-      for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
-      return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
-    }
-    case Metric::Min: {
+namespace {
+// A whole number of seconds from a non-negative average: rounded up, as the
+// paper's average is (a rounding error of a microsecond is not a second
+// more), and kept within [0, cap] before the conversion.
+Time whole_seconds(double v, Time cap) {
+  if (!(v > 0)) return 0;
+  return Time(std::ceil(std::min(v, double(std::max<Time>(cap, 1))) - 1e-6));
+}
+}  // namespace
+
+Time Predictor::ewma(const Entry* const* items, std::size_t n) const {
+  // Oldest first: s = r_oldest, then s = alpha * r + (1 - alpha) * s.
+  const double a = cfg_.ewma_alpha;
+  double s = double(items[n - 1]->runtime);
+  for (std::size_t i = n - 1; i-- > 0;) s = a * double(items[i]->runtime) + (1 - a) * s;
+  Time cap = 0;
+  for (std::size_t i = 0; i < n; ++i) cap = std::max(cap, items[i]->runtime);
+  return whole_seconds(s, cap);  // an average never exceeds its largest term
+}
+
+Time Predictor::regression(const Entry* const* items, std::size_t n, Time estimate) const {
+  // Least squares runtime = a + b * estimate over the window; the slope is
+  // clamped to [0, 1] (a longer limit never means a shorter run, and the run
+  // does not grow faster than its limit); with one distinct estimate the line
+  // is flat at the mean runtime.
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += double(items[i]->estimate);
+    my += double(items[i]->runtime);
+  }
+  mx /= double(n);
+  my /= double(n);
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = double(items[i]->estimate) - mx;
+    sxx += dx * dx;
+    sxy += dx * (double(items[i]->runtime) - my);
+  }
+  const double b = sxx > 0 ? std::clamp(sxy / sxx, 0.0, 1.0) : 0.0;
+  return whole_seconds(my + b * (double(estimate) - mx), estimate);
+}
+
+Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate) const {
+  // The paper's average first (EASY++ itself: the replay's hot path), then
+  // one switch for every other way of combining.
+  if (combiner_ == Combiner::Avg) {
+    Time sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
+    return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
+  }
+  switch (combiner_) {
+    case Combiner::Avg: break;  // above
+    case Combiner::Ewma: return ewma(items, n);
+    case Combiner::Regression: return regression(items, n, estimate);
+    case Combiner::Min: {
       Time v = items[0]->runtime;
       for (std::size_t i = 1; i < n; ++i) v = std::min(v, items[i]->runtime);
       return v;
     }
-    case Metric::Max: {
+    case Combiner::Max: {
       Time v = items[0]->runtime;
       for (std::size_t i = 1; i < n; ++i) v = std::max(v, items[i]->runtime);
       return v;
     }
-    case Metric::Median: {
+    case Combiner::Median: {
       Time v[PredictorConfig::kMaxWindow];
       for (std::size_t i = 0; i < n; ++i) v[i] = items[i]->runtime;
       std::sort(v, v + n);
@@ -175,7 +248,7 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
     if (cfg_.type == HistoryType::Immediate && !same_estimate) {
       p = fallback(ring, estimate);
     } else {
-      p = combine(items, have);
+      p = combine(items, have, estimate);
       from_history = true;
     }
   }

@@ -122,6 +122,14 @@ has "users: predictor from the settings" "$T/out" '^Predictor: window=2 metric=a
 has "users: alice, history and prediction" "$T/out" '^alice +5001 +2 +50m00s/2h00m 1h10m/2h00m +2h00m -> 1h00m \(history\)$'
 has "users: one job is not a full window" "$T/out" '^root +0 +1 +1m00s/30m00s +30m00s -> 30m00s \(fallback\)$'
 has "users: (2h40m+20m)/2" "$T/out" '4h00m -> 1h30m \(history\)$'
+# Another predictor from the same history: ewma, alpha 0.75 (50m then 1h10m:
+# 0.75 * 70 + 0.25 * 50 = 65 minutes).
+mkdir "$T/ewma"
+sed 's/"easypp_window": "2"/"easypp_window": "2", "easypp_predictor": "ewma", "easypp_ewma_alpha": "0.75"/' \
+  "$OK/easypp_status.json" >"$T/ewma/easypp_status.json"
+expect "users under ewma exits 0" 0 "$CTL" --dir "$T/ewma" users
+has "users under ewma: the predictor named" "$T/out" '^Predictor: ewma alpha=0.75 window=2 history_type=all fullness=full fallback=estimate$'
+has "users under ewma: alice's moving average" "$T/out" '^alice +5001 +2 +50m00s/2h00m 1h10m/2h00m +2h00m -> 1h05m \(history\)$'
 expect "users alice" 0 "$CTL" --dir "$OK" users alice
 has "users alice: header" "$T/out" '^User alice \(uid 5001\)$'
 has "users alice: runtimes" "$T/out" '1 +50m00s +2h00m +42%'

@@ -34,7 +34,8 @@ expect_status "help exits 0" 0 "$SIM" --help
 for opt in --workload --procs --load --scheduler --json --output-swf --size-from --default-estimate \
            --clip-runtime --unsorted --max-jobs --max-malformed --flurries --warmup --short-threshold \
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
-           --reservations --safe --safe-after --window --metric --history-type --fullness --fallback --propagation \
+           --reservations --safe --safe-after --predictor --window --metric --ewma-alpha --history-type \
+           --fullness --fallback --propagation \
            --shake --shake-jitter --shake-seed --threads --top-users --report; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
@@ -44,6 +45,10 @@ for opt in shake shake-jitter shake-seed threads top-users report; do
   grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
 done
 pass "man page documents the verdict options"
+for opt in predictor ewma-alpha; do
+  grep -q -- "^\.B[IR]\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
+done
+pass "man page documents the predictor options"
 expect_status "version exits 0" 0 "$SIM" --version
 
 # --- bad usage: one line, status 2 --------------------------------------------
@@ -53,6 +58,10 @@ usage_error "missing value" "$SIM" --workload
 usage_error "unknown scheduler" "$SIM" -w "$DATA/cli_small.swf" -s easy,easy+++
 usage_error "bad window" "$SIM" -w "$DATA/cli_small.swf" --window 0
 usage_error "bad knob in spec" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:window=x'
+usage_error "bad predictor" "$SIM" -w "$DATA/cli_small.swf" --predictor lstm
+usage_error "bad predictor in spec" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:predictor=mean'
+usage_error "ewma-alpha 0" "$SIM" -w "$DATA/cli_small.swf" --ewma-alpha 0
+usage_error "ewma-alpha above 1" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:predictor=ewma:ewma-alpha=1.5'
 usage_error "bad load" "$SIM" -w "$DATA/cli_small.swf" --load abc
 usage_error "negative procs" "$SIM" -w "$DATA/cli_small.swf" --procs -4
 usage_error "bad correction" "$SIM" -w "$DATA/cli_small.swf" --correction sometimes
@@ -167,6 +176,9 @@ json_check "JSON starvation metrics" "$T/a.json" "all(0 <= r['p99_wait_minutes']
 wide=$(awk '!/^;/ && $5 > 8' "$DATA/cli_small.swf" | wc -l)
 json_check "JSON wide jobs are those wider than half the machine ($wide)" "$T/a.json" "all(r['wide_jobs'] == $wide for r in d['runs'])"
 json_check "JSON per-user rows add up to the measured jobs" "$T/a.json" "all(sum(u['jobs'] for u in r['users']) == r['jobs_measured'] and [u['user'] for u in r['users']] == sorted(u['user'] for u in r['users']) for r in d['runs'])"
+json_check "JSON improvement factors against the first (not for the first)" "$T/a.json" "'improvement_vs_first' not in d['runs'][0] and all(len(r['improvement_vs_first'][k]['quantiles']) == 201 and r['improvement_vs_first'][k]['quantiles'] == sorted(r['improvement_vs_first'][k]['quantiles']) and abs(r['improvement_vs_first'][k]['better_percent'] + r['improvement_vs_first'][k]['same_percent'] + r['improvement_vs_first'][k]['worse_percent'] - 100) < 1e-9 and r['improvement_vs_first']['jobs'] > 0 for r in d['runs'][1:] for k in ['response', 'bounded_slowdown'])"
+"$SIM" -w "$DATA/cli_small.swf" -s easy,easy --json >"$T/same.json" 2>/dev/null
+json_check "JSON improvement of a scheduler over itself: every factor is 1" "$T/same.json" "d['runs'][1]['improvement_vs_first']['response']['same_percent'] == 100 and set(d['runs'][1]['improvement_vs_first']['bounded_slowdown']['quantiles']) == {1} and d['runs'][1]['improvement_vs_first']['response']['geometric_mean'] == 1"
 json_check "JSON per-user change against the first" "$T/a.json" "all(abs(u['percent_change_vs_first']['avg_bounded_slowdown'] - 100*(u['avg_bounded_slowdown']-b['avg_bounded_slowdown'])/b['avg_bounded_slowdown']) < 1e-6 for u, b in zip(d['runs'][2]['users'], d['runs'][0]['users']) if u['user'] == b['user'])"
 "$SIM" -w "$DATA/cli_small.swf" -s easy,easy++ --top-users 1 >"$T/text" 2>/dev/null
 if grep -q '^starvation (all simulated jobs; wide: more than 8 processors' "$T/text" && grep -q '^per user (the 1 of ' "$T/text" \

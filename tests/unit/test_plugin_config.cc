@@ -54,10 +54,12 @@ class PluginConfigTest : public CppUnit::TestFixture {
         "easypp_propagation=yes,easypp_correction=gradual,easypp_sjbf=no,easypp_safe=yes,"
         "easypp_plan=estimate,easypp_max_job_test=42,easypp_max_time=9,"
         "easypp_yield_interval=150000,easypp_yield_sleep=20000,easypp_state=off,"
-        "easypp_safe_after=86400");
+        "easypp_safe_after=86400,easypp_predictor=regression,easypp_ewma_alpha=0.75");
     CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(7, c.interval);
+    CPPUNIT_ASSERT(c.sched.predictor.kind == PredictorKind::Regression);
+    CPPUNIT_ASSERT_EQUAL(0.75, c.sched.predictor.ewma_alpha);
     CPPUNIT_ASSERT_EQUAL(5, c.sched.predictor.window);
     CPPUNIT_ASSERT(c.sched.predictor.metric == Metric::Median);
     CPPUNIT_ASSERT(c.sched.predictor.type == HistoryType::Extended);
@@ -83,8 +85,9 @@ class PluginConfigTest : public CppUnit::TestFixture {
     ParsedConfig p = parse_scheduler_parameters(
         "easypp_interval=0,easypp_window=31,easypp_metric=mode,easypp_correction=later,"
         "easypp_sjbf=maybe,easypp_state=sometimes,easypp_max_job_test=-1,"
-        "easypp_plan=runtime,easypp_yield_sleep=abc,easypp_safe_after=-5");
-    CPPUNIT_ASSERT_EQUAL(std::size_t(10), p.warnings.size());
+        "easypp_plan=runtime,easypp_yield_sleep=abc,easypp_safe_after=-5,"
+        "easypp_predictor=neural,easypp_ewma_alpha=0");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(12), p.warnings.size());
     const PluginConfig d;
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(d.interval, c.interval);
@@ -97,6 +100,10 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
     CPPUNIT_ASSERT_EQUAL(d.yield_sleep_usec, c.yield_sleep_usec);
     CPPUNIT_ASSERT_EQUAL(Time(-1), c.sched.policy.safe_after);
+    CPPUNIT_ASSERT(c.sched.predictor.kind == PredictorKind::History);
+    CPPUNIT_ASSERT_EQUAL(0.5, c.sched.predictor.ewma_alpha);
+    CPPUNIT_ASSERT(p.warnings[10].find("easypp_predictor='neural' (want history, ewma or regression)") !=
+                   std::string::npos);
     CPPUNIT_ASSERT(p.warnings[0].find("easypp_interval='0'") != std::string::npos);
     CPPUNIT_ASSERT(p.warnings[0].find("using 30") != std::string::npos);
     CPPUNIT_ASSERT(p.warnings[2].find("easypp_metric='mode'") != std::string::npos);
@@ -139,7 +146,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(18), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(20), known_keys().size());
   }
 
   // Slurm matches its own keys case-insensitively; so does the plugin.
@@ -158,12 +165,15 @@ class PluginConfigTest : public CppUnit::TestFixture {
   void testSettingsRoundTrip() {
     ParsedConfig p = parse_scheduler_parameters(
         "easypp_interval=7,easypp_plan=estimate,easypp_window=5,easypp_metric=median,"
-        "easypp_sjbf=no,easypp_safe_after=600,easypp_history_ttl=off,easypp_state=off");
+        "easypp_sjbf=no,easypp_safe_after=600,easypp_history_ttl=off,easypp_state=off,"
+        "easypp_predictor=ewma,easypp_ewma_alpha=0.25");
     CPPUNIT_ASSERT(p.warnings.empty());
     ParsedConfig q = apply_settings(p.config.settings());
     CPPUNIT_ASSERT(q.warnings.empty());
     CPPUNIT_ASSERT_EQUAL(p.config.describe(), q.config.describe());
     CPPUNIT_ASSERT(q.config.sched.plan == PlanWith::Estimate);
+    CPPUNIT_ASSERT(q.config.sched.predictor.kind == PredictorKind::Ewma);
+    CPPUNIT_ASSERT_EQUAL(0.25, q.config.sched.predictor.ewma_alpha);
     CPPUNIT_ASSERT_EQUAL(Time(-1), q.config.sched.history_ttl);
     CPPUNIT_ASSERT_EQUAL(PluginConfig::kDefaultHistoryTtl, PluginConfig().sched.history_ttl);
     CPPUNIT_ASSERT_EQUAL(known_keys().size(), p.config.settings().size());

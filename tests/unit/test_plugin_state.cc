@@ -766,6 +766,17 @@ class PluginStateTest : public CppUnit::TestFixture {
       c.type = HistoryType::All;
       c.fullness = Fullness::Partial;
       v.push_back(c);
+      // The other predictors are computed from the same rings: nothing new
+      // in the file, the same predictions after a load.
+      c.kind = PredictorKind::Ewma;
+      c.ewma_alpha = 0.3;
+      c.window = 8;
+      v.push_back(c);
+      c.kind = PredictorKind::Regression;
+      c.window = 12;
+      c.type = HistoryType::Immediate;
+      c.fallback = Fallback::Relative;
+      v.push_back(c);
       return v;
     }();
     const std::vector<Time> estimates = {60, 600, 3600, 7200, 86400};
@@ -781,7 +792,8 @@ class PluginStateTest : public CppUnit::TestFixture {
       s.window = cfg.window;
       s.learned_jobs = 2000;
       s.rings = before.snapshot();
-      const std::string path = d.file("p" + std::to_string(cfg.window));
+      const std::string path =
+          d.file("p" + std::to_string(cfg.window) + to_string(cfg.kind));
       std::string err;
       CPPUNIT_ASSERT_MESSAGE(err, save_state(path, s, &err));
       SavedState loaded;

@@ -1,6 +1,7 @@
 // Every predictor parameter (spec section 3), on hand-computed histories.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include "easypp/config.h"
 #include "easypp/predictor.h"
 #include "easypp/sim/simulator.h"
 #include "sim_fixtures.h"
@@ -23,6 +24,13 @@ class PredictorTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testBoundedMemory);
   CPPUNIT_TEST(testPropagation);
   CPPUNIT_TEST(testValidate);
+  CPPUNIT_TEST(testEwma);
+  CPPUNIT_TEST(testEwmaHalfOverTwoIsThePapersAverage);
+  CPPUNIT_TEST(testRegression);
+  CPPUNIT_TEST(testRegressionClampsTheSlope);
+  CPPUNIT_TEST(testNewPredictorsShareTheGating);
+  CPPUNIT_TEST(testPredictorKnobs);
+  CPPUNIT_TEST(testNewPredictorsFromRestoredRings);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -213,6 +221,187 @@ class PredictorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!c.validate().empty());
     c.window = 30;
     CPPUNIT_ASSERT(c.validate().empty());
+  }
+
+  // predictor=ewma: s = r_oldest, then s = a * r + (1 - a) * s, rounded up.
+  void testEwma() {
+    PredictorConfig c;
+    c.kind = PredictorKind::Ewma;
+    c.window = 4;
+    c.ewma_alpha = 0.25;
+    Predictor p(c);
+    for (Time r : {1000, 100, 200, 400}) p.record(3, r, 5000);  // 1000 is the oldest
+    // 1000 -> 0.25*100 + 0.75*1000 = 775 -> 0.25*200 + 0.75*775 = 631.25
+    // -> 0.25*400 + 0.75*631.25 = 573.4375 -> 574
+    CPPUNIT_ASSERT_EQUAL(Time(574), p.predict(3, 5000));
+    p.record(3, 600, 5000);  // the window slides: 100 200 400 600
+    // 100 -> 125 -> 193.75 -> 295.3125 -> 296
+    CPPUNIT_ASSERT_EQUAL(Time(296), p.predict(3, 5000));
+    // alpha = 1: the last runtime alone; capped at the estimate.
+    c.ewma_alpha = 1;
+    Predictor q(c);
+    for (Time r : {10, 20, 30, 4000}) q.record(3, r, 5000);
+    CPPUNIT_ASSERT_EQUAL(Time(4000), q.predict(3, 5000));
+    CPPUNIT_ASSERT_EQUAL(Time(3000), q.predict(3, 3000));
+  }
+
+  // With alpha 0.5 over a window of two the moving average is the paper's
+  // average of the last two, rounding included: same predictions on random
+  // histories (and the same replay).
+  void testEwmaHalfOverTwoIsThePapersAverage() {
+    PredictorConfig e;
+    e.kind = PredictorKind::Ewma;
+    e.ewma_alpha = 0.5;
+    Predictor paper, ewma(e);
+    std::uint64_t x = 12345;
+    auto next = [&x] { return x = x * 6364136223846793005ULL + 1442695040888963407ULL; };
+    for (int i = 0; i < 5000; ++i) {
+      const UserId u = UserId(next() >> 60);
+      const Time est = 60 + Time(next() >> 44);
+      const Time run = Time(next() >> 43);
+      CPPUNIT_ASSERT_EQUAL(paper.predict(u, est), ewma.predict(u, est));
+      paper.record(u, run, est);
+      ewma.record(u, run, est);
+    }
+  }
+
+  // predictor=regression: runtime = a + b * estimate by least squares over
+  // the window, evaluated at the new job's estimate.
+  void testRegression() {
+    PredictorConfig c;
+    c.kind = PredictorKind::Regression;
+    c.window = 3;
+    Predictor p(c);
+    p.record(5, 100, 200);
+    p.record(5, 300, 600);
+    p.record(5, 500, 1000);  // runtime = estimate / 2 exactly
+    CPPUNIT_ASSERT_EQUAL(Time(400), p.predict(5, 800));
+    CPPUNIT_ASSERT_EQUAL(Time(1000), p.predict(5, 2000));
+    // Below the fitted range the line still holds, and never below 1 s.
+    CPPUNIT_ASSERT_EQUAL(Time(50), p.predict(5, 100));
+    // One distinct estimate: flat at the mean runtime (here 200).
+    Predictor q(c);
+    for (Time r : {100, 200, 300}) q.record(6, r, 3600);
+    CPPUNIT_ASSERT_EQUAL(Time(200), q.predict(6, 3600));
+    CPPUNIT_ASSERT_EQUAL(Time(200), q.predict(6, 7200));
+    // A noisy fit: x = 100, 200, 300, y = 50, 40, 120: b = 0.35,
+    // a = 70 - 0.35 * 200 = 0 -> 0.35 * 1000 = 350.
+    Predictor r(c);
+    r.record(7, 50, 100);
+    r.record(7, 40, 200);
+    r.record(7, 120, 300);
+    CPPUNIT_ASSERT_EQUAL(Time(350), r.predict(7, 1000));
+  }
+
+  void testRegressionClampsTheSlope() {
+    PredictorConfig c;
+    c.kind = PredictorKind::Regression;
+    c.window = 2;
+    // Runtimes falling as estimates grow: slope 0, the mean (150).
+    Predictor p(c);
+    p.record(1, 200, 1000);
+    p.record(1, 100, 2000);
+    CPPUNIT_ASSERT_EQUAL(Time(150), p.predict(1, 5000));
+    // Runtimes growing faster than estimates (slope 3): clamped to 1, the
+    // line through the means (1500, 1500): 1500 + 1 * (3000 - 1500).
+    Predictor q(c);
+    q.record(1, 0, 1000);
+    q.record(1, 3000, 2000);
+    CPPUNIT_ASSERT_EQUAL(Time(3000), q.predict(1, 3000));
+    // Never above the estimate, never below one second.
+    CPPUNIT_ASSERT_EQUAL(Time(1400), q.predict(1, 1400));
+    Predictor z(c);
+    z.record(1, 0, 100);
+    z.record(1, 0, 200);
+    CPPUNIT_ASSERT_EQUAL(Time(1), z.predict(1, 50));
+  }
+
+  // window, fullness, history type and fallback mean the same for every
+  // predictor: which of the user's jobs are used, and when there are enough.
+  void testNewPredictorsShareTheGating() {
+    for (PredictorKind k : {PredictorKind::Ewma, PredictorKind::Regression}) {
+      PredictorConfig c;
+      c.kind = k;
+      c.window = 3;
+      Predictor full(c);
+      full.record(1, 100, 1000);
+      full.record(1, 100, 1000);
+      CPPUNIT_ASSERT(!full.has_history_for(1, 1000));
+      CPPUNIT_ASSERT_EQUAL(Time(1000), full.predict(1, 1000));  // the estimate
+      full.record(1, 100, 1000);
+      CPPUNIT_ASSERT(full.has_history_for(1, 1000));
+      CPPUNIT_ASSERT_EQUAL(Time(100), full.predict(1, 1000));
+      c.fullness = Fullness::Partial;
+      c.fallback = Fallback::Relative;
+      Predictor part(c);
+      CPPUNIT_ASSERT_EQUAL(Time(900), part.predict(1, 900));
+      part.record(1, 100, 1000);
+      bool used = false;
+      CPPUNIT_ASSERT_EQUAL(Time(100), part.predict(1, 1000, &used));
+      CPPUNIT_ASSERT(used);
+      c.fullness = Fullness::Full;
+      c.type = HistoryType::Extended;
+      Predictor ext(c);
+      for (int i = 0; i < 3; ++i) ext.record(1, 50, 500);
+      for (int i = 0; i < 3; ++i) ext.record(1, 900, 1000);
+      CPPUNIT_ASSERT_EQUAL(Time(50), ext.predict(1, 500));
+      CPPUNIT_ASSERT_EQUAL(Time(900), ext.predict(1, 1000));
+      // Relative fallback with no same-estimate ring: ratio of the user's ring.
+      CPPUNIT_ASSERT(!ext.has_history_for(1, 2000));
+    }
+  }
+
+  void testPredictorKnobs() {
+    SchedulerConfig c = *preset("easy++");
+    CPPUNIT_ASSERT_EQUAL(std::string("history"), knob_value(c, "predictor"));
+    CPPUNIT_ASSERT(apply_knob(c, "predictor", "ewma").empty());
+    CPPUNIT_ASSERT(c.predictor.kind == PredictorKind::Ewma);
+    CPPUNIT_ASSERT(apply_knob(c, "ewma-alpha", "0.3").empty());
+    CPPUNIT_ASSERT_EQUAL(0.3, c.predictor.ewma_alpha);
+    CPPUNIT_ASSERT_EQUAL(std::string("0.3"), knob_value(c, "ewma-alpha"));
+    for (const char* bad : {"0", "-0.1", "1.01", "x", "", "nan", "inf", "0.5x"})
+      CPPUNIT_ASSERT_MESSAGE(bad, !apply_knob(c, "ewma-alpha", bad).empty());
+    CPPUNIT_ASSERT_EQUAL(0.3, c.predictor.ewma_alpha);  // unchanged by bad values
+    CPPUNIT_ASSERT(!apply_knob(c, "predictor", "lstm").empty());
+    CPPUNIT_ASSERT_EQUAL(std::string("bad value 'lstm' for predictor (expected history, ewma or regression)"),
+                         apply_knob(c, "predictor", "lstm"));
+    // Round trip of every knob's rendering, odd alphas included.
+    c.predictor.ewma_alpha = 0.123456789012;
+    for (const auto& [k, v] : knob_values(c)) {
+      SchedulerConfig d = c;
+      CPPUNIT_ASSERT(apply_knob(d, k, v).empty());
+      CPPUNIT_ASSERT(d.predictor.same_predictions_as(c.predictor));
+    }
+    // describe(): the default reads as before; a predictor's own knobs only.
+    CPPUNIT_ASSERT(preset("easy++")->describe().find("predictor") == std::string::npos);
+    CPPUNIT_ASSERT(preset("easy++")->describe().find("ewma") == std::string::npos);
+    const std::string d = c.describe();
+    CPPUNIT_ASSERT(d.find("predictor=ewma") != std::string::npos);
+    CPPUNIT_ASSERT(d.find("ewma-alpha=0.123456789012") != std::string::npos);
+    CPPUNIT_ASSERT(d.find("metric=") == std::string::npos);
+    std::string err;
+    auto r = parse_scheduler_spec("easy++:predictor=regression:window=8", {}, &err);
+    CPPUNIT_ASSERT_MESSAGE(err, r.has_value());
+    CPPUNIT_ASSERT(r->predictor.kind == PredictorKind::Regression);
+    CPPUNIT_ASSERT(r->describe().find("ewma-alpha") == std::string::npos);
+  }
+
+  // The plugin restores rings from its state file: the new predictors are
+  // computed from those rings alone, so they predict the same after a restore.
+  void testNewPredictorsFromRestoredRings() {
+    for (PredictorKind k : {PredictorKind::Ewma, PredictorKind::Regression}) {
+      PredictorConfig c;
+      c.kind = k;
+      c.window = 6;
+      c.ewma_alpha = 0.4;
+      Predictor p(c);
+      for (int i = 0; i < 40; ++i) p.record(UserId(i % 3), 60 + 37 * i, 600 + 600 * (i % 4));
+      Predictor q(c);
+      q.restore(p.snapshot());
+      for (UserId u = 0; u < 4; ++u)
+        for (Time e : {600, 1200, 1800, 2400, 5000})
+          CPPUNIT_ASSERT_EQUAL(p.predict(u, e), q.predict(u, e));
+    }
   }
 };
 

@@ -86,8 +86,9 @@ std::optional<SchedulerConfig> preset(std::string_view name);
 std::vector<std::string> preset_names();
 
 /// Every knob, in a fixed order: plan, estimate-factor, correction,
-/// backfill, sjbf, queue-order, reservations, safe, safe-after, window,
-/// metric, history-type, fullness, fallback, propagation, history-ttl.
+/// backfill, sjbf, queue-order, reservations, safe, safe-after, predictor,
+/// window, metric, ewma-alpha, history-type, fullness, fallback,
+/// propagation, history-ttl.
 std::vector<std::string> knob_names();
 /// Apply one knob ("window", "3"). Returns an error message, empty on
 /// success (then nothing changed).

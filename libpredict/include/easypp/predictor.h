@@ -1,6 +1,21 @@
 // The runtime predictor (spec section 3): per-user history of recently
 // terminated jobs, combined into a prediction for a new job.
 //
+// Three ways of combining the history (PredictorConfig::kind, the knob
+// `predictor`), all computed from the same per-user rings (so the plugin's
+// state file needs nothing new, whichever is chosen):
+//   history     the paper's family: avg/median/min/max of the last `window`
+//               runtimes (the default: the average of the last two);
+//   ewma        an exponentially weighted moving average of the last
+//               `window` runtimes, oldest first: s = r_oldest, then
+//               s = alpha * r + (1 - alpha) * s (Petrou, thesis ch. 4.7);
+//   regression  a least-squares line runtime = a + b * estimate fitted on
+//               the last `window` (runtime, estimate) pairs, the slope
+//               clamped to [0, 1], evaluated at the new job's estimate
+//               (Petrou's regression on a task parameter; here the one
+//               parameter every job has).
+// Every prediction is then clamped to [1, estimate] as before.
+//
 // Work per event is O(window); memory is O(users * window) (plus one ring per
 // (user, estimate) pair for the `extended` history type).
 #pragma once
@@ -17,6 +32,7 @@
 
 namespace easypp {
 
+enum class PredictorKind { History, Ewma, Regression };
 enum class Metric { Avg, Median, Min, Max };
 enum class HistoryType {
   All,        ///< the user's last k terminated jobs
@@ -27,8 +43,12 @@ enum class Fullness { Full, Partial };
 enum class Fallback { Estimate, Relative };
 
 struct PredictorConfig {
+  PredictorKind kind = PredictorKind::History;
   int window = 2;  ///< 1..kMaxWindow
-  Metric metric = Metric::Avg;
+  Metric metric = Metric::Avg;  ///< kind History only
+  /// kind Ewma: the weight of the most recent runtime, 0 < alpha <= 1
+  /// (1: the last runtime alone; 0.5 with window 2: the paper's average).
+  double ewma_alpha = 0.5;
   HistoryType type = HistoryType::All;
   Fullness fullness = Fullness::Full;
   Fallback fallback = Fallback::Estimate;
@@ -37,8 +57,8 @@ struct PredictorConfig {
   /// Same predictions for the same history (propagation aside, which is
   /// about when predictions are made, not what they are).
   bool same_predictions_as(const PredictorConfig& o) const {
-    return window == o.window && metric == o.metric && type == o.type &&
-           fullness == o.fullness && fallback == o.fallback;
+    return kind == o.kind && window == o.window && metric == o.metric && type == o.type &&
+           fullness == o.fullness && fallback == o.fallback && ewma_alpha == o.ewma_alpha;
   }
 
   static constexpr int kMaxWindow = 30;
@@ -46,10 +66,12 @@ struct PredictorConfig {
   std::string validate() const;
 };
 
+std::optional<PredictorKind> parse_predictor_kind(std::string_view s);
 std::optional<Metric> parse_metric(std::string_view s);
 std::optional<HistoryType> parse_history_type(std::string_view s);
 std::optional<Fullness> parse_fullness(std::string_view s);
 std::optional<Fallback> parse_fallback(std::string_view s);
+const char* to_string(PredictorKind k);
 const char* to_string(Metric m);
 const char* to_string(HistoryType t);
 const char* to_string(Fullness f);
@@ -113,10 +135,15 @@ class Predictor {
       return std::hash<std::int64_t>()(k.first * 1000003 ^ k.second);
     }
   };
-  Time combine(const Entry* const* items, std::size_t n) const;
+  // items[0] is the most recent; `estimate` is the new job's.
+  enum class Combiner : std::uint8_t { Avg, Median, Min, Max, Ewma, Regression };
+  Time combine(const Entry* const* items, std::size_t n, Time estimate) const;
+  Time ewma(const Entry* const* items, std::size_t n) const;
+  Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
 
   PredictorConfig cfg_;
+  Combiner combiner_ = Combiner::Avg;  // from cfg_.kind and cfg_.metric
   std::unordered_map<UserId, RingBuf> users_;
   // Only for HistoryType::Extended: one ring per (user, estimate).
   std::unordered_map<std::pair<UserId, Time>, RingBuf, KeyHash> extended_;
