@@ -186,8 +186,8 @@ bool PredictionBook::finish(JobHandle h, UserId user, Time estimate, Time runtim
   forget(h);
   const PredictorConfig& pc = cfg_.predictor;
   if (runtime < opt_.min_learned_runtime || user == kNoUser) return false;
-  if (runtime < pc.learn_min_runtime || (pc.learn_completed_only && !completed)) return false;
   if (cfg_.plan != PlanWith::Prediction && !opt_.always_learn) return false;
+  if (runtime < pc.learn_min_runtime || (pc.learn_completed_only && !completed)) return false;
   predictor_.record(user, runtime, estimate);
   ++learned_total_;
   history_changed_ = true;

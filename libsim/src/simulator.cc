@@ -137,9 +137,9 @@ struct Simulator::Impl : PredictionBook::Listener {
     if (obs) obs->on_start(SimView(*this), h, now, backfilled);
   }
   void reserved(JobHandle h, Time shadow, bool is_head) {
-    if (!is_head || shadow >= kNever) return;
-    const JobPlan* p = book.find(h);
-    if (p->first_reservation < kNever) return;
+    // out[h] mirrors the book's first reservation (for the metrics): the
+    // cheap test of every pass.
+    if (!is_head || shadow >= kNever || out[h].first_reservation >= 0) return;
     const Time first = book.reserved_as_head(h, shadow, now);
     queue.set_first_reservation(st[h].slot, first);
     out[h].first_reservation = first;

@@ -57,6 +57,9 @@ struct PolicyConfig {
   /// Negative: off.
   Time max_delay = -1;
 
+  bool any_guard() const {
+    return safe_after >= 0 || safe_after_delay >= 0 || safe_after_xfactor > 0 || max_delay >= 0;
+  }
   /// Does a switch fire for a head waiting since `since` with planning value
   /// `prediction`, whose reservation is `shadow` (first: `first`, kNever if
   /// this is it)?
@@ -75,6 +78,7 @@ struct PolicyConfig {
   /// prediction is trusted), 0 when a switch fires (safe backfill), else
   /// what is left of max_delay. Arguments as starving().
   Time head_room(Time now, Time since, Time prediction, Time shadow, Time first) const {
+    if (!any_guard()) return kNever;  // the paper's presets: one test per pass
     if (starving(now, since, prediction, shadow, first)) return 0;
     if (max_delay < 0 || shadow >= kNever) return kNever;
     const Time deadline = (first < kNever ? first : std::max(shadow, now)) + max_delay;

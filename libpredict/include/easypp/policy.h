@@ -81,11 +81,12 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
   ReservedSlots reserved;
   Time room = kNever;    // how far past the shadow an estimate may end
+  bool trusted = !cfg.safe;  // predictions alone bound (no safe backfill, no guard)
   // Nothing waiting is narrow enough for what is free: stop (cheap, and
   // frequent at high load, when only wide jobs are left waiting).
   auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
   auto bound_of = [&](const WaitQueue::Entry& e) {
-    return cfg.end_bound(now, e.prediction, e.estimate, room);
+    return trusted ? now + e.prediction : cfg.end_bound(now, e.prediction, e.estimate, room);
   };
 
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
@@ -108,6 +109,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
       room = cfg.head_room(now, e.since, e.prediction, r.shadow, e.first_reservation);
       r.head_room = room;
       r.starving_head = room == 0;
+      trusted = trusted && room >= kNever;
       r.head_reserved = true;
       r.head = e.handle;
       ++r.reservations;
