@@ -270,6 +270,7 @@ JobFacts facts_of(const job_record_t* job) {
     f.had_allocation = job->start_time > 0 && job->end_time > job->start_time &&
                        (job->nodes != nullptr || job->node_bitmap != nullptr);
     f.het_component = job->het_job_id != 0 && job->het_job_id != job->job_id;
+    f.completed = IS_JOB_COMPLETE(job);
   }
   return f;
 }
@@ -426,11 +427,12 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
     const QueuedJob& qj = pq.jobs[id];
     const JobPlan* p = env.book.find(id);
     if (p == nullptr) continue;
-    q.push(id, QueueKey{rank++, 0}, p->prediction, p->estimate, qj.width, qj.since);
+    q.push(id, QueueKey{rank++, 0}, p->prediction, p->estimate, qj.width, qj.since,
+           p->first_reservation);
   }
   const PassResult r = schedule_pass(Time(env.now), q, adapter, env.cfg.sched.policy);
   if (r.head_reserved && adapter.reservation() != nullptr)
-    adapter.reservation()->guarded = r.starving_head;
+    adapter.reservation()->room = r.head_room;
   st->reservations += r.reservations;
   return !r.interrupted && !env.interrupted;
 }

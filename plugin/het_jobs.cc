@@ -40,7 +40,7 @@ using Plan = std::vector<std::unique_ptr<Choice>>;
 void exclude_reserved(const CycleEnv& env, bitstr_t* avail, const HetCandidate& h) {
   for (const Reservation<Bitmap>& r : env.plan.reservations) {
     if (!r.nodes) continue;
-    const Time bound = env.cfg.sched.policy.end_bound(env.now, h.prediction, h.estimate, r.guarded);
+    const Time bound = env.cfg.sched.policy.end_bound(env.now, h.prediction, h.estimate, r.room);
     if (bound > r.shadow) bit_and_not(avail, r.nodes.get());
   }
 }

@@ -31,7 +31,7 @@ void JobScan::observe(const JobFacts& j) {
   const JobPlan* p = book_.find(j.id);
   const bool ran = (p != nullptr && p->running) || (j.had_allocation && j.runtime > 0);
   if (ran && !j.het_component) {
-    if (book_.finish(j.id, j.user, j.estimate, j.runtime, now_)) ++learned_;
+    if (book_.finish(j.id, j.user, j.estimate, j.runtime, now_, j.completed)) ++learned_;
   } else {
     book_.forget(j.id);
   }

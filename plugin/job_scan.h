@@ -7,7 +7,9 @@
 //   pending               -> keep (its prediction is made or refreshed when
 //                            the queue phase finds it schedulable)
 //   finished              -> learned once (if it ran; a heterogeneous job
-//                            from its leader only), then forgotten
+//                            from its leader only; under learn=completed
+//                            only if it completed, and only runtimes of
+//                            learn-min-runtime or more), then forgotten
 //   gone from the list    -> forgotten by the sweep at the end of the scan,
 //                            so it no longer drives the correction timer
 //
@@ -35,6 +37,9 @@ struct JobFacts {
   /// Finished: it had an allocation and ran (a job cancelled while pending
   /// has start == end and no nodes).
   bool had_allocation = false;
+  /// Finished: it ended normally (Slurm's COMPLETED, exit code 0), not
+  /// failed, timed out or cancelled (learn=completed learns only these).
+  bool completed = true;
   /// A heterogeneous job's component other than its leader.
   bool het_component = false;
 };

@@ -86,7 +86,9 @@ struct Reservation {
   JobHandle job = 0;
   Time shadow = kNever;
   Nodes nodes;           ///< R: the nodes the head will use at the shadow time
-  bool guarded = false;  ///< the starvation guard protects this head
+  /// The head's room (PolicyConfig::head_room): how far past the shadow a
+  /// job's estimate may end (kNever: no guard; 0: a switch fired, safe).
+  Time room = kNever;
 };
 
 /// What one cycle's passes share: every partition's reservation, the idle
@@ -132,7 +134,10 @@ class NodeAdapter {
     if (shadow < kNever) r.nodes = std::move(chosen);
     res_ = &r;
     recount();
-    if (is_head && shadow < kNever) c_.publish(h, name_, shadow, r.nodes);
+    if (is_head && shadow < kNever) {
+      book_.reserved_as_head(h, shadow, c_.now());
+      c_.publish(h, name_, shadow, r.nodes);
+    }
     return shadow;
   }
 
@@ -145,7 +150,7 @@ class NodeAdapter {
 
   /// Start job h now if it fits, keeping off every reservation it could
   /// delay (jobs in advanced reservations: never the head, never reserved).
-  bool try_start_now(JobHandle h) { return test_and_start(h, book_.end_bound(h, c_.now(), false), false, false); }
+  bool try_start_now(JobHandle h) { return test_and_start(h, book_.end_bound(h, c_.now()), false, false); }
 
   /// This partition's reservation, once made.
   Reservation<Nodes>* reservation() const { return res_; }
@@ -153,12 +158,12 @@ class NodeAdapter {
   /// Remove from `avail` the nodes of every reservation of this cycle that
   /// job h could delay: those of another partition's head when h would still
   /// hold them at its shadow time (by the one end bound, with that head's
-  /// guard), and, with include_own, this partition's head's nodes.
+  /// room), and, with include_own, this partition's head's nodes.
   void exclude(Nodes& avail, JobHandle h, Time own_bound, bool include_own) const {
     for (const Reservation<Nodes>& r : plan_.reservations) {
       if (!Cluster::any(r.nodes)) continue;
       const bool own = r.partition == name_;
-      const Time bound = own ? own_bound : book_.end_bound(h, c_.now(), r.guarded);
+      const Time bound = own ? own_bound : book_.end_bound(h, c_.now(), r.room);
       if (own ? include_own : bound > r.shadow) Cluster::and_not(avail, r.nodes);
     }
   }

@@ -55,8 +55,12 @@ std::string render_core(const PluginConfig& c) {
 constexpr char kPlan[] = "plan", kPredictor[] = "predictor", kWindow[] = "window",
                kMetric[] = "metric", kEwmaAlpha[] = "ewma-alpha",
                kHistory[] = "history-type", kFullness[] = "fullness", kFallback[] = "fallback",
-               kPropagation[] = "propagation", kCorrection[] = "correction", kSjbf[] = "sjbf",
-               kSafe[] = "safe", kSafeAfter[] = "safe-after", kTtl[] = "history-ttl";
+               kRounding[] = "rounding", kPropagation[] = "propagation",
+               kFloor[] = "prediction-floor", kLearn[] = "learn",
+               kLearnMin[] = "learn-min-runtime", kCorrection[] = "correction", kSjbf[] = "sjbf",
+               kSafe[] = "safe", kSafeAfter[] = "safe-after", kSafeAfterDelay[] = "safe-after-delay",
+               kSafeAfterXfactor[] = "safe-after-xfactor", kMaxDelay[] = "max-delay",
+               kTtl[] = "history-ttl";
 
 // In the order describe() and settings() show them (the interval first).
 const Setting kSettings[] = {
@@ -71,11 +75,19 @@ const Setting kSettings[] = {
     {"easypp_history", apply_core<kHistory>, render_core<kHistory>, ""},
     {"easypp_fullness", apply_core<kFullness>, render_core<kFullness>, ""},
     {"easypp_fallback", apply_core<kFallback>, render_core<kFallback>, ""},
+    {"easypp_rounding", apply_core<kRounding>, render_core<kRounding>, ""},
     {"easypp_propagation", apply_core<kPropagation>, render_core<kPropagation>, ""},
+    {"easypp_prediction_floor", apply_core<kFloor>, render_core<kFloor>, ""},
+    {"easypp_learn", apply_core<kLearn>, render_core<kLearn>, ""},
+    {"easypp_learn_min_runtime", apply_core<kLearnMin>, render_core<kLearnMin>, ""},
     {"easypp_correction", apply_core<kCorrection>, render_core<kCorrection>, ""},
     {"easypp_sjbf", apply_core<kSjbf>, render_core<kSjbf>, ""},
     {"easypp_safe", apply_core<kSafe>, render_core<kSafe>, ""},
     {"easypp_safe_after", apply_core<kSafeAfter>, render_core<kSafeAfter>, ""},
+    {"easypp_safe_after_delay", apply_core<kSafeAfterDelay>, render_core<kSafeAfterDelay>, ""},
+    {"easypp_safe_after_xfactor", apply_core<kSafeAfterXfactor>, render_core<kSafeAfterXfactor>,
+     ""},
+    {"easypp_max_delay", apply_core<kMaxDelay>, render_core<kMaxDelay>, ""},
     {"easypp_history_ttl", apply_core<kTtl>, render_core<kTtl>, ""},
     {"easypp_max_job_test", apply_int<&PluginConfig::max_job_test, 1, 1000000>,
      render_int<&PluginConfig::max_job_test>, ""},
@@ -118,12 +130,10 @@ void apply_one(std::string_view key, std::string_view value, ParsedConfig* r) {
 }  // namespace
 
 SchedulerConfig PluginConfig::default_scheduler() {
-  // preset() knows "easy++"; the fallback keeps the struct defaults (which
-  // are easy++ too) should the name ever change.
-  std::optional<SchedulerConfig> c = preset("easy++");
-  SchedulerConfig s = c ? *c : SchedulerConfig();
+  // Exactly the preset (the unit tests compare them knob by knob), so that
+  // easypp-sim --scheduler site replays what the plugin does by default.
+  SchedulerConfig s = *preset("site");
   s.name = "sched/easypp";
-  s.history_ttl = kDefaultHistoryTtl;
   return s;
 }
 

@@ -47,15 +47,17 @@ struct PluginConfig {
   /// Persist the learned history in StateSaveLocation (easypp_state=on|off).
   bool state = true;
 
-  /// The policy and predictor (preset easy++ plus the easypp_* knobs).
+  /// The policy and predictor (preset site plus the easypp_* knobs).
   SchedulerConfig sched = default_scheduler();
 
   static constexpr int kMinInterval = 1;
   static constexpr int kMaxInterval = 3600;
   /// A user with no job for this long is forgotten (easypp_history_ttl):
   /// one year by default, so the history stays bounded over years of users.
-  static constexpr Time kDefaultHistoryTtl = Time(365) * 86400;
+  static constexpr Time kDefaultHistoryTtl = site::kHistoryTtl;
 
+  /// The core's preset `site` (config.h), named sched/easypp: what
+  /// `easypp-sim --scheduler site` replays.
   static SchedulerConfig default_scheduler();
 
   /// "interval=30s plan=prediction window=2 ..." one-line summary for the

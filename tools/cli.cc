@@ -36,6 +36,14 @@ Workload:
                           estimate for jobs without one (default: the larger of
                           the MaxRuntime header and the longest runtime)
       --clip-runtime      clip runtimes to the estimate (default: keep them)
+      --pass-per-event    a scheduling pass after each event, as the authors'
+                          simulator (default: one pass after all the events
+                          of a timestamp)
+      --no-correction-pass
+                          no pass when only corrections happened at a time:
+                          corrected predictions take effect at the next
+                          arrival or termination, as the authors' simulator
+                          (default: a pass after every correction)
       --unsorted fail|sort
                           submit times out of order: stop with status 2
                           (fail, default) or sort the jobs by submit time
@@ -51,7 +59,9 @@ Schedulers:
   -s, --scheduler LIST    comma-separated NAME[:knob=value...] (default:
                           easy,easy++). Presets: fcfs, easy, easy-pred,
                           easy-pcor, easy+, easy-sjbf, easy++, perfect,
-                          perfect++, x2, sjf, conservative
+                          perfect++, x2, sjf, conservative, and site (the
+                          plugin's defaults: easy++ with a guard and a
+                          guarded history)
   Knobs (override every preset; a knob inside a scheduler spec wins):
       --plan estimate|prediction|runtime    planning values
       --estimate-factor F                   multiply estimates (x2: 2)
@@ -61,8 +71,18 @@ Schedulers:
       --queue-order fcfs|sjf                queue order (sjf: by estimate)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
-      --safe-after SECONDS|off              starvation guard: safe backfill around a
-                                            head that has waited this long (off)
+  Guards (off in the paper's presets; docs/guard.md):
+      --safe-after SECONDS|off              safe backfill around a head that has
+                                            waited this long (off)
+      --safe-after-delay SECONDS|off        ... whose reservation moved this far
+                                            past its first one (off)
+      --safe-after-xfactor X|off            ... whose (wait + prediction) /
+                                            prediction reached X (off)
+      --max-delay SECONDS|off               backfill around the head only jobs
+                                            whose estimate ends by its first
+                                            reservation + SECONDS (off; site:
+                                            86400)
+  Predictor:
       --predictor history|ewma|regression   how the history becomes a prediction:
                                             the paper's (history), a moving
                                             average, or runtime ~ estimate
@@ -74,7 +94,15 @@ Schedulers:
       --history-type all|immediate|extended (all)
       --fullness full|partial               (full)
       --fallback estimate|relative          (estimate)
-      --propagation yes|no                  (no)
+      --rounding up|down                    an average's whole seconds (up)
+      --propagation yes|no                  re-predict a user's waiting jobs when
+                                            the user's history changes (yes)
+      --prediction-floor SECONDS|off        no prediction below this (off)
+      --learn all|completed                 learn every finished job, or only
+                                            those that completed normally (SWF
+                                            status 1) (all; site: completed)
+      --learn-min-runtime SECONDS           learn only runtimes of at least this
+                                            (0; site: 60)
       --history-ttl SECONDS|off             forget a user idle this long (off)
 
 Verdicts:
@@ -118,7 +146,7 @@ enum {
   OPT_LOAD = 1000, OPT_SIZE_FROM, OPT_DEFAULT_EST, OPT_CLIP, OPT_UNSORTED, OPT_MAX_JOBS,
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
   OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
-  OPT_KNOB_FIRST
+  OPT_PASS_PER_EVENT, OPT_NO_CORRECTION_PASS, OPT_KNOB_FIRST
 };
 
 // Every knob is also a long option (--window 3 is --scheduler easy++:window=3
@@ -200,6 +228,8 @@ Options parse(int argc, char** argv) {
       {"size-from", required_argument, nullptr, OPT_SIZE_FROM},
       {"default-estimate", required_argument, nullptr, OPT_DEFAULT_EST},
       {"clip-runtime", no_argument, nullptr, OPT_CLIP},
+      {"pass-per-event", no_argument, nullptr, OPT_PASS_PER_EVENT},
+      {"no-correction-pass", no_argument, nullptr, OPT_NO_CORRECTION_PASS},
       {"unsorted", required_argument, nullptr, OPT_UNSORTED},
       {"max-jobs", required_argument, nullptr, OPT_MAX_JOBS},
       {"max-malformed", required_argument, nullptr, OPT_MAX_MALFORMED},
@@ -248,6 +278,8 @@ Options parse(int argc, char** argv) {
         o.wl.default_estimate = to_int("default-estimate", optarg, 1, 10LL * 365 * 86400);
         break;
       case OPT_CLIP: o.wl.clip_runtime = true; break;
+      case OPT_PASS_PER_EVENT: o.sim.pass_per_event = true; break;
+      case OPT_NO_CORRECTION_PASS: o.sim.pass_after_correction = false; break;
       case OPT_UNSORTED:
         if (std::string(optarg) == "fail") o.wl.unsorted = UnsortedPolicy::Fail;
         else if (std::string(optarg) == "sort") o.wl.unsorted = UnsortedPolicy::Sort;

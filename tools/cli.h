@@ -8,6 +8,7 @@
 #include "easypp/sim/generator.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/shake.h"
+#include "easypp/sim/simulator.h"
 #include "easypp/policy.h"
 #include "easypp/sim/workload.h"
 
@@ -18,6 +19,7 @@ struct Options {
   std::vector<std::string> schedulers{"easy", "easy++"};
   KnobList knobs;  ///< global knob overrides
   WorkloadOptions wl;
+  SimOptions sim;  ///< the event loop's conventions (--pass-per-event, ...)
   MetricsOptions metrics;
   bool flurries = false;                 ///< report with and without flurry jobs
   bool json = false;

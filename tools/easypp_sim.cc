@@ -91,15 +91,16 @@ int main(int argc, char** argv) {
 
     std::vector<RunResult> results;
     results.reserve(cfgs.size());
-    for (const auto& c : cfgs) results.push_back(Simulator(w, c).run());
+    for (const auto& c : cfgs) results.push_back(Simulator(w, c, opt.sim).run());
 
     std::optional<ShakeResult> shaken;
-    if (opt.shake.copies > 0) shaken = run_shaken(w, cfgs, opt.shake, opt.metrics);
+    if (opt.shake.copies > 0) shaken = run_shaken(w, cfgs, opt.shake, opt.metrics, opt.sim);
 
     report::Report rep;
     rep.workload = &w;
     rep.read_seconds = read_s;
     rep.top_users = opt.top_users;
+    rep.sim = &opt.sim;
     if (shaken) {
       rep.shake = &opt.shake;
       rep.shaken = &*shaken;

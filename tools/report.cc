@@ -510,6 +510,9 @@ void print_text(std::ostream& os, const Report& rep) {
   const Workload& w = *rep.workload;
   const std::vector<Run>& runs = rep.runs;
   print_input(os, w, rep.read_seconds);
+  if (rep.sim && rep.sim->pass_per_event) os << "  a scheduling pass after each event (--pass-per-event)\n";
+  if (rep.sim && !rep.sim->pass_after_correction)
+    os << "  no pass after corrections alone (--no-correction-pass)\n";
   if (runs.empty()) return;
   const Metrics& m0 = runs[0].metrics;
   os << "  measured " << m0.jobs_measured << " jobs; offered load " << fmt(m0.offered_load, 3)
@@ -554,6 +557,10 @@ json_t* build_json(const Report& rep) {
   const std::vector<Run>& runs = rep.runs;
   json_t* root = json_object();
   json_object_set_new(root, "input", input_json(*rep.workload, rep.read_seconds));
+  const SimOptions sim = rep.sim ? *rep.sim : SimOptions();
+  json_object_set_new(root, "simulator",
+                      json_pack("{s:b, s:b}", "pass_per_event", int(sim.pass_per_event),
+                                "pass_after_correction", int(sim.pass_after_correction)));
   if (rep.shaken) json_object_set_new(root, "shake", shake_json(*rep.shake, *rep.shaken));
   json_t* arr = json_array();
   for (std::size_t s = 0; s < runs.size(); ++s) {

@@ -34,6 +34,7 @@ struct Report {
   const ShakeOptions* shake = nullptr;   ///< with the shaken copies, else null
   const ShakeResult* shaken = nullptr;   ///< metrics[s] belongs to runs[s]
   std::size_t top_users = 10;            ///< rows of the per-user table
+  const SimOptions* sim = nullptr;       ///< the event loop's conventions (null: defaults)
 };
 
 /// Human-readable: input summary, comparison table, starvation, categories,

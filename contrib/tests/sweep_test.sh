@@ -99,8 +99,8 @@ EOF
 json_check "JSON: 10 results, no error" "$T/s.json" "len(d['results']) == 10 and all(r['error'] is None for r in d['results'])"
 
 # --- starvation: marked on every ranked line, never named best ---------------------------
-# At the log's load, window=16:metric=min waits longest 150.6 h against easy's
-# 70.9 h (2.1x); window=1 and 3 stay within 1.3x (longest) and 1.4x (p99).
+# At the log's load, window=16:metric=min waits longest 151.7 h against easy's
+# 70.9 h (2.1x); window=1 and 3 stay within 2x (window=1: 1.6x longest, 1.42x p99).
 "$SWEEP" -w "$W" --grid window=1,3,16 --grid metric=avg,min --also x2 --json "$T/st.json" \
   >"$T/table" 2>"$T/err"; st=$?
 check "starvation sweep exits 0" [ $st = 0 ]
@@ -126,7 +126,7 @@ for line in open(sys.argv[1]):
 sys.exit(0 if starving >= 1 else 1)
 EOF
 check "the starving configuration is listed with its figures" \
-  has "$T/table" "load log, easy++:window=16:metric=min: longest wait 150.6 h (2.12x), p99 wait 117.3 h (2.38x) (easy: longest 70.9 h, p99 49.4 h)"
+  has "$T/table" "load log, easy++:window=16:metric=min: longest wait 151.7 h (2.14x), p99 wait 116.3 h (2.35x) (easy: longest 70.9 h, p99 49.4 h)"
 json_check "JSON: starving flag and best" "$T/st.json" "d['max_starvation'] == 2 and [r['starving'] for r in d['results'] if r['scheduler'] == 'easy++:window=16:metric=min'] == [True] and d['best'] == {'log': 'easy++:window=1:metric=avg'}"
 # A stricter limit excludes the top-ranked configurations: the best becomes
 # x2, the first that stays within 1.2x of easy's waits.
@@ -137,7 +137,7 @@ check "stricter limit: the top-ranked configuration ($top) is marked '!'" \
 check "stricter limit: best is the best-ranked configuration within the limit (x2)" \
   sh -c "awk '/^best configuration per load/{on=1} on && \$1 == \"log\" {print \$NF}' '$T/table' | grep -qx x2"
 check "stricter limit: both exclusions are explained" \
-  sh -c "grep -q 'load log, easy++:window=1: longest wait 86.6 h (1.22x), p99 wait 68.6 h (1.39x)' '$T/table' && grep -q 'load log, easy++:window=3: ' '$T/table'"
+  sh -c "grep -q 'load log, easy++:window=1: longest wait 113.1 h (1.60x), p99 wait 70.2 h (1.42x)' '$T/table' && grep -q 'load log, easy++:window=3: ' '$T/table'"
 check "CSV: p99 and flags columns" python3 - "$T/st.csv" <<'EOF'
 import csv, sys
 rows = {r["scheduler"]: r for r in csv.DictReader(open(sys.argv[1]))}

@@ -29,6 +29,16 @@ struct Knob {
   std::string (*value)(const SchedulerConfig&);
 };
 
+// Seconds >= 0, or "off" (stored as -1): the guards.
+std::string apply_seconds(std::string_view v, Time* field) {
+  long long n = 0;
+  if (v == "off" || v == "never") *field = -1;
+  else if (parse_int(v, 0, 10LL * 365 * 86400, &n)) *field = n;
+  else return "seconds >= 0 or 'off'";
+  return {};
+}
+std::string seconds_text(Time t) { return t < 0 ? "off" : std::to_string(t); }
+
 template <class T>
 std::string set_enum(std::optional<T> parsed, T* field, const char* expected) {
   if (!parsed) return expected;
@@ -123,16 +133,31 @@ const Knob kKnobs[] = {
      },
      [](const SchedulerConfig& c) -> std::string { return yesno(c.policy.safe); }},
     {"safe-after",
+     [](SchedulerConfig& c, std::string_view v) { return apply_seconds(v, &c.policy.safe_after); },
+     [](const SchedulerConfig& c) { return seconds_text(c.policy.safe_after); }},
+    {"safe-after-delay",
+     [](SchedulerConfig& c, std::string_view v) { return apply_seconds(v, &c.policy.safe_after_delay); },
+     [](const SchedulerConfig& c) { return seconds_text(c.policy.safe_after_delay); }},
+    {"safe-after-xfactor",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
-       long long n = 0;
-       if (v == "off" || v == "never") c.policy.safe_after = -1;
-       else if (parse_int(v, 0, 10LL * 365 * 86400, &n)) c.policy.safe_after = n;
-       else return "seconds >= 0 or 'off'";
+       if (v == "off") {
+         c.policy.safe_after_xfactor = 0;
+         return {};
+       }
+       const std::string s(v);
+       char* end = nullptr;
+       const double f = std::strtod(s.c_str(), &end);
+       if (s.empty() || *end != '\0' || !std::isfinite(f) || f < 1 || f > 1e6)
+         return "a number from 1 to 1e6 or 'off'";
+       c.policy.safe_after_xfactor = f;
        return {};
      },
      [](const SchedulerConfig& c) -> std::string {
-       return c.policy.safe_after < 0 ? "off" : std::to_string(c.policy.safe_after);
+       return c.policy.safe_after_xfactor <= 0 ? "off" : number_text(c.policy.safe_after_xfactor);
      }},
+    {"max-delay",
+     [](SchedulerConfig& c, std::string_view v) { return apply_seconds(v, &c.policy.max_delay); },
+     [](const SchedulerConfig& c) { return seconds_text(c.policy.max_delay); }},
     {"predictor",
      [](SchedulerConfig& c, std::string_view v) {
        return set_enum(parse_predictor_kind(v), &c.predictor.kind, "history, ewma or regression");
@@ -181,11 +206,48 @@ const Knob kKnobs[] = {
        return set_enum(parse_fallback(v), &c.predictor.fallback, "estimate or relative");
      },
      [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.fallback); }},
+    {"rounding",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v == "up") c.predictor.round_up = true;
+       else if (v == "down") c.predictor.round_up = false;
+       else return "up or down";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string { return c.predictor.round_up ? "up" : "down"; }},
     {"propagation",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
        return parse_bool(v, &c.predictor.propagation) ? "" : "yes or no";
      },
      [](const SchedulerConfig& c) -> std::string { return yesno(c.predictor.propagation); }},
+    {"prediction-floor",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (v == "off") c.predictor.floor = 0;
+       else if (parse_int(v, 0, 10LL * 365 * 86400, &n)) c.predictor.floor = n;
+       else return "seconds >= 0 or 'off'";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.predictor.floor <= 0 ? "off" : std::to_string(c.predictor.floor);
+     }},
+    {"learn",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v == "all") c.predictor.learn_completed_only = false;
+       else if (v == "completed") c.predictor.learn_completed_only = true;
+       else return "all or completed";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.predictor.learn_completed_only ? "completed" : "all";
+     }},
+    {"learn-min-runtime",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (!parse_int(v, 0, 10LL * 365 * 86400, &n)) return "seconds >= 0";
+       c.predictor.learn_min_runtime = n;
+       return {};
+     },
+     [](const SchedulerConfig& c) { return std::to_string(c.predictor.learn_min_runtime); }},
     {"history-ttl",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
        long long n = 0;
@@ -209,7 +271,7 @@ const Knob* find_knob(std::string_view key) {
 
 std::vector<std::string> preset_names() {
   return {"fcfs", "easy",     "easy-pred", "easy-pcor", "easy+", "easy-sjbf",
-          "easy++", "perfect", "perfect++", "x2",       "sjf",   "conservative"};
+          "easy++", "perfect", "perfect++", "x2",       "sjf",   "conservative", "site"};
 }
 
 std::optional<SchedulerConfig> preset(std::string_view name) {
@@ -242,6 +304,16 @@ std::optional<SchedulerConfig> preset(std::string_view name) {
   } else if (name == "conservative") {
     set(PlanWith::Estimate, CP::None, BO::Queue);
     c.policy.reservations = 0;
+  } else if (name == "site") {
+    // easy++ with what a production site needs (docs/guard.md): a guard
+    // that bounds how far backfilling pushes a head back, a history that
+    // tiny or failed jobs cannot talk down, and a bounded memory.
+    set(PlanWith::Prediction, CP::Estimate, BO::ShortestPrediction);
+    c.policy.max_delay = site::kMaxDelay;
+    c.policy.safe_after = site::kSafeAfter;
+    c.predictor.learn_completed_only = true;
+    c.predictor.learn_min_runtime = site::kLearnMinRuntime;
+    c.history_ttl = site::kHistoryTtl;
   } else {
     return std::nullopt;
   }
@@ -339,10 +411,18 @@ std::string SchedulerConfig::describe() const {
   for (const auto& [k, v] : knob_values(*this)) {
     if (k == "sjbf") continue;
     if (k == "estimate-factor" && estimate_factor == 1.0) continue;
-    if ((k == "safe-after" || k == "history-ttl") && v == "off") continue;
+    if ((k == "safe-after" || k == "safe-after-delay" || k == "safe-after-xfactor" ||
+         k == "max-delay" || k == "history-ttl" || k == "prediction-floor") &&
+        v == "off")
+      continue;
+    if ((k == "rounding" && v == "up") ||
+        (k == "learn" && v == "all") || (k == "learn-min-runtime" && v == "0"))
+      continue;
     const bool predictor_knob = k == "predictor" || k == "window" || k == "metric" ||
                                 k == "ewma-alpha" || k == "history-type" || k == "fullness" ||
-                                k == "fallback" || k == "propagation";
+                                k == "fallback" || k == "propagation" || k == "rounding" ||
+                                k == "prediction-floor" || k == "learn" ||
+                                k == "learn-min-runtime";
     if (predictor_knob && plan != PlanWith::Prediction) continue;
     // Each predictor's own parameters only (the paper's family: no
     // "predictor=" at all, so the default reads as it always has).

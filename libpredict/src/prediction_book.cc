@@ -103,7 +103,7 @@ const JobPlan& PredictionBook::arrive(JobHandle h, UserId user, Time estimate, T
   JobPlan& p = s.plan;
   bool from_history = false;
   const Time value = plan_value(user, estimate, &from_history, known_runtime);
-  p = JobPlan{h, user, estimate, value, value, since, -1, CorrectionState{}, kNever, false,
+  p = JobPlan{h, user, estimate, value, value, since, kNever, -1, CorrectionState{}, kNever, false,
               from_history};
   if (tracks_users() && user != kNoUser) {
     touch_user(user, now, +1);
@@ -181,10 +181,13 @@ std::uint32_t PredictionBook::correct_expired(Time now) {
 
 // --- the end of a job, history and propagation ------------------------------------------
 
-bool PredictionBook::finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now) {
+bool PredictionBook::finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now,
+                            bool completed) {
   forget(h);
+  const PredictorConfig& pc = cfg_.predictor;
   if (runtime < opt_.min_learned_runtime || user == kNoUser) return false;
   if (cfg_.plan != PlanWith::Prediction && !opt_.always_learn) return false;
+  if (runtime < pc.learn_min_runtime || (pc.learn_completed_only && !completed)) return false;
   predictor_.record(user, runtime, estimate);
   ++learned_total_;
   history_changed_ = true;
@@ -200,13 +203,22 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
   std::vector<JobHandle>& v = it->second.waiting;
   ++stamp_;
   std::size_t keep = 0;
+  // A value depends on the user and the estimate only: a user's jobs often
+  // share their estimate, predicted once.
+  Time last_estimate = -1, last_value = 0;
+  bool last_history = false;
   for (JobHandle h : v) {
     Slot* s = slot(h);
     if (s == nullptr || s->plan.running || s->plan.user != user || s->stamp == stamp_) continue;
     s->stamp = stamp_;  // listed twice (it arrived again): predicted once
     v[keep++] = h;
     JobPlan& p = s->plan;
-    const Time np = plan_value(user, p.estimate, &p.from_history);
+    if (p.estimate != last_estimate) {
+      last_estimate = p.estimate;
+      last_value = plan_value(user, p.estimate, &last_history);
+    }
+    p.from_history = last_history;
+    const Time np = last_value;
     if (np == p.prediction) continue;
     const Time old_p = p.prediction;
     p.prediction = np;
@@ -311,10 +323,10 @@ std::size_t PredictionBook::sweep() {
   return gone.size();
 }
 
-Time PredictionBook::end_bound(JobHandle h, Time now, bool guarded) const {
+Time PredictionBook::end_bound(JobHandle h, Time now, Time room) const {
   const Slot* s = slot(h);
   if (s == nullptr) return now;
-  return cfg_.policy.end_bound(now, s->plan.prediction, s->plan.estimate, guarded);
+  return cfg_.policy.end_bound(now, s->plan.prediction, s->plan.estimate, room);
 }
 
 }  // namespace easypp

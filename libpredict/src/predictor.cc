@@ -172,7 +172,8 @@ Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate)
   if (combiner_ == Combiner::Avg) {
     Time sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
-    return (sum + Time(n) - 1) / Time(n);  // whole seconds, rounded up
+    // Whole seconds, rounded up (the project's convention) or down.
+    return cfg_.round_up ? (sum + Time(n) - 1) / Time(n) : sum / Time(n);
   }
   switch (combiner_) {
     case Combiner::Avg: break;  // above
@@ -193,7 +194,7 @@ Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate)
       for (std::size_t i = 0; i < n; ++i) v[i] = items[i]->runtime;
       std::sort(v, v + n);
       if (n % 2 == 1) return v[n / 2];
-      return (v[n / 2 - 1] + v[n / 2] + 1) / 2;
+      return (v[n / 2 - 1] + v[n / 2] + (cfg_.round_up ? 1 : 0)) / 2;
     }
   }
   return items[0]->runtime;
@@ -253,7 +254,8 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
     }
   }
   if (used_history) *used_history = from_history;
-  return std::clamp<Time>(p, 1, std::max<Time>(estimate, 1));
+  const Time cap = std::max<Time>(estimate, 1);
+  return std::clamp<Time>(p, std::min(std::max<Time>(cfg_.floor, 1), cap), cap);
 }
 
 bool Predictor::has_history_for(UserId user, Time estimate) const {

@@ -8,7 +8,7 @@ namespace easypp {
 WaitQueue::WaitQueue(BackfillOrder order) : order_(order) {}
 
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
-                                std::int64_t width, Time since) {
+                                std::int64_t width, Time since, Time first_reservation) {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -17,7 +17,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     s = Slot(pool_.size());
     pool_.emplace_back();
   }
-  pool_[s] = Entry{h, key, prediction, estimate, width, since, true};
+  pool_[s] = Entry{h, key, prediction, estimate, width, since, first_reservation, true};
   count_width(width, +1);
   // Arrivals usually come in queue order: hint at the end.
   by_queue_.insert(by_queue_.end(), item(s));
@@ -60,11 +60,18 @@ void WaitQueue::find_min_width() {
 void WaitQueue::set_prediction(Slot s, Time p) {
   Entry& e = pool_[s];
   if (e.prediction == p) return;
-  by_queue_.erase(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(item(s));
+  // Queue order does not depend on the prediction: updated in place. The
+  // SJBF order does: the node is moved (no allocation).
+  const auto q = by_queue_.find(item(s));
+  assert(q != by_queue_.end());
+  q->prediction = p;
+  if (order_ == BackfillOrder::ShortestPrediction) {
+    auto node = by_pred_.extract(item(s));
+    assert(!node.empty());
+    node.value().prediction = p;
+    by_pred_.insert(std::move(node));
+  }
   e.prediction = p;
-  by_queue_.insert(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
 }
 
 }  // namespace easypp

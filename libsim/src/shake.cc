@@ -72,7 +72,7 @@ unsigned available_cores() {
 }
 
 ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>& cfgs,
-                       const ShakeOptions& o, MetricsOptions mo) {
+                       const ShakeOptions& o, MetricsOptions mo, const SimOptions& so) {
   mo.per_user = false;
   ShakeResult res;
   const unsigned n = o.copies;
@@ -102,7 +102,7 @@ ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>&
           res.load_factors[copy] = shake_load_factor(o, copy);
           res.offered_loads[copy] = offered_load(w.jobs, w.procs);
         }
-        const RunResult r = Simulator(w, cfgs[sched]).run();
+        const RunResult r = Simulator(w, cfgs[sched], so).run();
         res.metrics[sched][copy] = compute_metrics(w, r, mo);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);

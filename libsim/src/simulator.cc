@@ -45,6 +45,7 @@ PredictionBook::Options book_options(const Workload& w) {
 struct Simulator::Impl : PredictionBook::Listener {
   const Workload& w;
   SchedulerConfig cfg;
+  SimOptions sim;
   PredictionBook book;
   WaitQueue queue;
   ProcResources res;
@@ -56,9 +57,10 @@ struct Simulator::Impl : PredictionBook::Listener {
   std::uint32_t terminated = 0;
   Time now = 0;
 
-  Impl(const Workload& wl, SchedulerConfig c)
+  Impl(const Workload& wl, SchedulerConfig c, SimOptions o)
       : w(wl),
         cfg(std::move(c)),
+        sim(o),
         book(cfg, book_options(wl)),
         queue(cfg.policy.backfill),
         res(wl.procs),
@@ -102,7 +104,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     o.termination_rank = terminated++;
     const Time span = now - j.submit;
     o.accuracy = span > 0 ? st[h].acc_sum / double(span) : prediction_accuracy(p.prediction, j.runtime);
-    book.finish(h, j.user, j.estimate, j.runtime, now);
+    book.finish(h, j.user, j.estimate, j.runtime, now, j.completed);
     if (obs) obs->on_end(SimView(*this), h, now);
   }
 
@@ -135,8 +137,12 @@ struct Simulator::Impl : PredictionBook::Listener {
     if (obs) obs->on_start(SimView(*this), h, now, backfilled);
   }
   void reserved(JobHandle h, Time shadow, bool is_head) {
-    if (is_head && out[h].first_reservation < 0 && shadow < kNever)
-      out[h].first_reservation = std::max(shadow, now);
+    // out[h] mirrors the book's first reservation (for the metrics): the
+    // cheap test of every pass.
+    if (!is_head || shadow >= kNever || out[h].first_reservation >= 0) return;
+    const Time first = book.reserved_as_head(h, shadow, now);
+    queue.set_first_reservation(st[h].slot, first);
+    out[h].first_reservation = first;
   }
 
   RunResult run(SimObserver* o) {
@@ -145,30 +151,43 @@ struct Simulator::Impl : PredictionBook::Listener {
     const std::size_t n = w.jobs.size();
     std::size_t next = 0;
     ProcAdapter<Impl> adapter(res, *this);
-    while (next < n || !heap.empty()) {
-      now = next < n ? w.jobs[next].submit : kNever;
-      if (!heap.empty() && heap.front().t < now) now = heap.front().t;
-      const Time due = book.next_expiry();
-      if (due < now) now = due;
-      while (!heap.empty() && heap.front().t == now) {
-        const JobHandle h = heap.front().h;
-        std::pop_heap(heap.begin(), heap.end(), std::greater<Termination>());
-        heap.pop_back();
-        ++stats.events;
-        terminate(h);
-      }
-      if (due == now) stats.events += book.correct_expired(now);
-      while (next < n && w.jobs[next].submit == now) {
-        ++stats.events;
-        arrive(JobHandle(next++));
-      }
-      if (queue.empty()) continue;
+    auto pass = [&] {
+      if (queue.empty()) return;
       if (obs) obs->before_pass(SimView(*this), now);
       adapter.begin_pass(now);
       ++stats.passes;
       const PassResult pr = schedule_pass(now, queue, adapter, cfg.policy);
       stats.tested += pr.tested;
       if (obs) obs->after_pass(SimView(*this), now, pr);
+    };
+    const bool each = sim.pass_per_event;
+    while (next < n || !heap.empty()) {
+      now = next < n ? w.jobs[next].submit : kNever;
+      if (!heap.empty() && heap.front().t < now) now = heap.front().t;
+      const Time due = book.next_expiry();
+      if (due < now) now = due;
+      bool other = false;  // an arrival or a termination at this time
+      while (!heap.empty() && heap.front().t == now) {
+        const JobHandle h = heap.front().h;
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Termination>());
+        heap.pop_back();
+        ++stats.events;
+        terminate(h);
+        other = true;
+        if (each) pass();
+      }
+      if (due == now) {
+        const std::uint32_t c = book.correct_expired(now);
+        stats.events += c;
+        if (each && c > 0 && sim.pass_after_correction) pass();
+      }
+      while (next < n && w.jobs[next].submit == now) {
+        ++stats.events;
+        arrive(JobHandle(next++));
+        other = true;
+        if (each) pass();
+      }
+      if (!each && (other || sim.pass_after_correction)) pass();
     }
     stats.elapsed_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -180,7 +199,8 @@ struct Simulator::Impl : PredictionBook::Listener {
   }
 };
 
-Simulator::Simulator(const Workload& w, SchedulerConfig cfg) : impl_(new Impl(w, std::move(cfg))) {}
+Simulator::Simulator(const Workload& w, SchedulerConfig cfg, SimOptions opt)
+    : impl_(new Impl(w, std::move(cfg), opt)) {}
 Simulator::~Simulator() { delete impl_; }
 RunResult Simulator::run(SimObserver* obs) { return impl_->run(obs); }
 

@@ -162,6 +162,7 @@ bool Converter::add(const swf::Record& r) {
   if (j.estimate == 0) ++rep.estimate_missing;
   j.size = size;
   j.user = r.user >= 0 ? r.user : kNoUser;
+  j.completed = r.status == 1 || r.status == -1;
   if (opt_.keep_records) {
     j.record = static_cast<std::uint32_t>(w_.records.size());
     w_.records.push_back(r);

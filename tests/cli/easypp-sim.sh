@@ -36,10 +36,13 @@ for opt in --workload --procs --load --scheduler --json --output-swf --size-from
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
            --reservations --safe --safe-after --predictor --window --metric --ewma-alpha --history-type \
            --fullness --fallback --propagation \
-           --shake --shake-jitter --shake-seed --threads --top-users --report; do
+           --shake --shake-jitter --shake-seed --threads --top-users --report --pass-per-event \
+           --no-correction-pass --safe-after-delay --safe-after-xfactor --max-delay --rounding \
+           --prediction-floor --learn --learn-min-runtime --history-ttl; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
 pass "help documents every option"
+grep -q "site" "$T/out" || fail "help names the site preset"
 MAN="$(dirname "$0")/../../tools/easypp-sim.1"
 for opt in shake shake-jitter shake-seed threads top-users report; do
   grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
@@ -49,6 +52,12 @@ for opt in predictor ewma-alpha; do
   grep -q -- "^\.B[IR]\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
 done
 pass "man page documents the predictor options"
+for opt in pass-per-event no-correction-pass safe-after-delay safe-after-xfactor max-delay rounding \
+           prediction-floor learn learn-min-runtime propagation; do
+  grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || grep -q -- "^\.BR \\\\-\\\\-$opt\b" "$MAN" \
+    || fail "man page documents --$opt"
+done
+pass "man page documents the conventions, guards and history knobs"
 expect_status "version exits 0" 0 "$SIM" --version
 
 # --- bad usage: one line, status 2 --------------------------------------------
@@ -77,6 +86,15 @@ usage_error "--shake-jitter without --shake" "$SIM" -w "$DATA/cli_small.swf" --s
 usage_error "--shake-jitter negative" "$SIM" -w "$DATA/cli_small.swf" --shake 3 --shake-jitter -5
 usage_error "--threads 0" "$SIM" -w "$DATA/cli_small.swf" --shake 3 --threads 0
 usage_error "--top-users negative" "$SIM" -w "$DATA/cli_small.swf" --top-users -1
+usage_error "bad max-delay" "$SIM" -w "$DATA/cli_small.swf" --max-delay soon
+usage_error "negative max-delay" "$SIM" -w "$DATA/cli_small.swf" -s 'site:max-delay=-5'
+usage_error "bad safe-after-delay" "$SIM" -w "$DATA/cli_small.swf" --safe-after-delay -1
+usage_error "safe-after-xfactor below 1" "$SIM" -w "$DATA/cli_small.swf" --safe-after-xfactor 0.5
+usage_error "bad learn" "$SIM" -w "$DATA/cli_small.swf" --learn some
+usage_error "negative learn-min-runtime" "$SIM" -w "$DATA/cli_small.swf" --learn-min-runtime -1
+usage_error "bad rounding" "$SIM" -w "$DATA/cli_small.swf" --rounding sideways
+usage_error "bad prediction-floor" "$SIM" -w "$DATA/cli_small.swf" -s 'easy++:prediction-floor=x'
+usage_error "--pass-per-event takes no value" "$SIM" -w "$DATA/cli_small.swf" --pass-per-event=yes
 
 # --report into a place that cannot be written: one line, status 2, nothing left.
 : >"$T/a-file"
@@ -135,6 +153,16 @@ json_check "malformed lines counted in JSON" "$T/bad.json" "d['input']['dropped'
 json_check "JSON has every required field" "$T/a.json" "all(k in r for r in d['runs'] for k in ['scheduler','jobs_simulated','jobs_measured','avg_wait_minutes','avg_bounded_slowdown','avg_accuracy_percent','corrections_per_job','utilization','predictability','categories','elapsed_seconds']) and len(d['runs']) == 3"
 json_check "JSON names schedulers in order" "$T/a.json" "[r['scheduler'] for r in d['runs']] == ['easy','easy++','conservative']"
 json_check "JSON input block" "$T/a.json" "d['input']['procs'] == 16 and d['input']['jobs'] == 24 and 'dropped' in d['input']"
+json_check "JSON: this project's event-loop conventions by default" "$T/a.json" \
+  "d['simulator'] == {'pass_per_event': False, 'pass_after_correction': True}"
+"$SIM" -w "$DATA/cli_small.swf" -s easy++,site --pass-per-event --no-correction-pass --json >"$T/authors.json" 2>/dev/null
+json_check "JSON: the authors' event-loop conventions when asked" "$T/authors.json" \
+  "d['simulator'] == {'pass_per_event': True, 'pass_after_correction': False}"
+json_check "propagation is on by default; site shows its guard and history knobs" "$T/authors.json" \
+  "'propagation=yes' in d['runs'][0]['knobs'] and all(k in d['runs'][1]['knobs'] for k in ['max-delay=86400', 'safe-after=345600', 'learn=completed', 'learn-min-runtime=60'])"
+"$SIM" -w "$DATA/cli_small.swf" -s easy++ --pass-per-event >"$T/authors.txt" 2>/dev/null
+if grep -q "a scheduling pass after each event" "$T/authors.txt"; then pass "the table says when the authors' conventions are replayed"
+else fail "the table says when the authors' conventions are replayed"; fi
 json_check "JSON categories" "$T/a.json" "sorted(c['category'] for c in d['runs'][0]['categories']) == ['long-narrow','long-wide','short-narrow','short-wide']"
 "$SIM" -w "$DATA/cli_small.swf" -s easy,easy++,conservative --json >"$T/b.json" 2>/dev/null
 strip() { python3 -c "import json,sys

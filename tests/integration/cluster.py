@@ -481,6 +481,10 @@ class Cluster:
         if sp is None:
             sp = "sched_interval=5,bf_interval=5,easypp_interval=2" \
                 if self.scheduler != "sched/builtin" else "sched_interval=5"
+        if self.scheduler == "sched/easypp" and "easypp_learn_min_runtime" not in sp:
+            # Test jobs run seconds, not minutes: learn every runtime (the
+            # plugin's default, the preset `site`, learns runtimes >= 60 s).
+            sp = ",".join(x for x in (sp, "easypp_learn_min_runtime=0") if x)
         host = socket.gethostname().split(".")[0]
         last = self.node_port + self.nodes - 1
         lines = [

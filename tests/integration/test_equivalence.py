@@ -3,8 +3,9 @@ EASY++ code, so the same workload gives the same start order.
 
 A small workload (26 jobs of four users on 8 one-CPU nodes, so processors
 and nodes coincide) is replayed twice:
-  - by libpredict's Simulator through easypp-sim with the easy++ preset
-    (--output-swf gives every job's wait time, hence its start);
+  - by libpredict's Simulator through easypp-sim with the site preset (the
+    plugin's defaults; both sides learn every runtime, as test jobs run
+    seconds) (--output-swf gives every job's wait time, hence its start);
   - on the real cluster under sched/easypp, every job submitted up front with
     --begin at its (scaled) submit time, `sleep <runtime>` as its script.
 Time scale 1: one simulated second is one real second. The workload is
@@ -73,7 +74,12 @@ def to_swf(jobs, perturb=None):
     return "\n".join(lines) + "\n"
 
 
-def simulate(sim, swf_text, scheduler="easy++"):
+# The plugin's defaults are the harness's preset `site`; the cluster runs
+# them with easypp_learn_min_runtime=0 (cluster.py: test jobs run seconds).
+SITE = "site:learn-min-runtime=0"
+
+
+def simulate(sim, swf_text, scheduler=SITE):
     """{job index (1-based): start} from easypp-sim --output-swf."""
     d = tempfile.mkdtemp(prefix="easypp-eq-")
     try:

@@ -16,6 +16,7 @@ struct J {
   Time estimate;
   std::int64_t size;
   UserId user = 1;
+  bool completed = true;  ///< SWF status 1 (false: failed or cancelled)
 };
 
 inline Workload workload(std::int64_t procs, const std::vector<J>& jobs) {
@@ -31,6 +32,7 @@ inline Workload workload(std::int64_t procs, const std::vector<J>& jobs) {
     x.estimate = j.estimate;
     x.size = j.size;
     x.user = j.user;
+    x.completed = j.completed;
     w.jobs.push_back(x);
   }
   w.report.jobs = w.jobs.size();

@@ -4,8 +4,10 @@
 // key containing a key Slurm itself searches for.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "plugin_config.h"
 
@@ -15,6 +17,7 @@ using namespace easypp::plugin;
 class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PluginConfigTest);
   CPPUNIT_TEST(testDefaults);
+  CPPUNIT_TEST(testDefaultsArePresetSite);
   CPPUNIT_TEST(testEveryKey);
   CPPUNIT_TEST(testBadValuesFallBackToDefaults);
   CPPUNIT_TEST(testLaterKeyWinsAndSlurmKeysIgnored);
@@ -36,8 +39,14 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(2000000, c.yield_interval_usec);
     CPPUNIT_ASSERT_EQUAL(500000, c.yield_sleep_usec);
     CPPUNIT_ASSERT(c.state);
-    // the easy++ preset: predictions, correction to the estimate, SJBF, EASY
+    // the site preset: easy++ (predictions, correction to the estimate,
+    // SJBF, EASY, propagation) with the guard and the guarded history
     CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
+    CPPUNIT_ASSERT(c.sched.predictor.propagation);
+    CPPUNIT_ASSERT_EQUAL(Time(86400), c.sched.policy.max_delay);
+    CPPUNIT_ASSERT_EQUAL(Time(4 * 86400), c.sched.policy.safe_after);
+    CPPUNIT_ASSERT(c.sched.predictor.learn_completed_only);
+    CPPUNIT_ASSERT_EQUAL(Time(60), c.sched.predictor.learn_min_runtime);
     CPPUNIT_ASSERT(c.sched.correction == CorrectionPolicy::Estimate);
     CPPUNIT_ASSERT(c.sched.policy.backfill == BackfillOrder::ShortestPrediction);
     CPPUNIT_ASSERT_EQUAL(1, c.sched.policy.reservations);
@@ -47,6 +56,34 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(parse_scheduler_parameters("").warnings.empty());
   }
 
+  // The plugin's defaults are exactly the preset `site`, knob by knob, so
+  // that easypp-sim --scheduler site replays what the plugin does.
+  void testDefaultsArePresetSite() {
+    const SchedulerConfig site = *preset("site");
+    const SchedulerConfig plugin = parse_scheduler_parameters(nullptr).config.sched;
+    CPPUNIT_ASSERT_EQUAL(std::string("sched/easypp"), plugin.name);
+    CPPUNIT_ASSERT_EQUAL(std::string("sched/easypp"), PluginConfig::default_scheduler().name);
+    const std::vector<std::string> names = knob_names();
+    CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "history-ttl") != names.end());
+    for (const std::string& k : names) {
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(k, knob_value(site, k), knob_value(plugin, k));
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(k, knob_value(site, k),
+                                   knob_value(PluginConfig::default_scheduler(), k));
+    }
+    CPPUNIT_ASSERT_EQUAL(std::string("31536000"), knob_value(plugin, "history-ttl"));
+    CPPUNIT_ASSERT_EQUAL(std::string("86400"), knob_value(plugin, "max-delay"));
+    // Every core knob the plugin has a key for renders as the preset does.
+    for (const auto& [key, value] : PluginConfig().settings()) {
+      if (key == "easypp_sjbf") continue;  // backfill's other spelling
+      std::string knob = key.substr(7);
+      for (char& ch : knob)
+        if (ch == '_') ch = '-';
+      if (knob == "history") knob = "history-type";
+      const std::string v = knob_value(site, knob);
+      if (!v.empty()) CPPUNIT_ASSERT_EQUAL_MESSAGE(key, v, value);
+    }
+  }
+
   void testEveryKey() {
     ParsedConfig p = parse_scheduler_parameters(
         "bf_interval=5,easypp_interval=7,easypp_window=5,easypp_metric=median,"
@@ -54,7 +91,10 @@ class PluginConfigTest : public CppUnit::TestFixture {
         "easypp_propagation=yes,easypp_correction=gradual,easypp_sjbf=no,easypp_safe=yes,"
         "easypp_plan=estimate,easypp_max_job_test=42,easypp_max_time=9,"
         "easypp_yield_interval=150000,easypp_yield_sleep=20000,easypp_state=off,"
-        "easypp_safe_after=86400,easypp_predictor=regression,easypp_ewma_alpha=0.75");
+        "easypp_safe_after=86400,easypp_rounding=down,easypp_prediction_floor=30,"
+        "easypp_learn=all,easypp_learn_min_runtime=5,easypp_safe_after_delay=7200,"
+        "easypp_safe_after_xfactor=10,easypp_max_delay=off,easypp_predictor=regression,"
+        "easypp_ewma_alpha=0.75");
     CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(7, c.interval);
@@ -78,6 +118,13 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(86400), c.sched.policy.safe_after);
     CPPUNIT_ASSERT_EQUAL(Time(-1), parse_scheduler_parameters("easypp_safe_after=off")
                                        .config.sched.policy.safe_after);
+    CPPUNIT_ASSERT(!c.sched.predictor.round_up);
+    CPPUNIT_ASSERT_EQUAL(Time(30), c.sched.predictor.floor);
+    CPPUNIT_ASSERT(!c.sched.predictor.learn_completed_only);
+    CPPUNIT_ASSERT_EQUAL(Time(5), c.sched.predictor.learn_min_runtime);
+    CPPUNIT_ASSERT_EQUAL(Time(7200), c.sched.policy.safe_after_delay);
+    CPPUNIT_ASSERT_EQUAL(10.0, c.sched.policy.safe_after_xfactor);
+    CPPUNIT_ASSERT_EQUAL(Time(-1), c.sched.policy.max_delay);
   }
 
   void testBadValuesFallBackToDefaults() {
@@ -86,8 +133,10 @@ class PluginConfigTest : public CppUnit::TestFixture {
         "easypp_interval=0,easypp_window=31,easypp_metric=mode,easypp_correction=later,"
         "easypp_sjbf=maybe,easypp_state=sometimes,easypp_max_job_test=-1,"
         "easypp_plan=runtime,easypp_yield_sleep=abc,easypp_safe_after=-5,"
+        "easypp_max_delay=soon,easypp_learn=some,easypp_learn_min_runtime=-1,"
+        "easypp_rounding=sideways,easypp_safe_after_xfactor=0.5,"
         "easypp_predictor=neural,easypp_ewma_alpha=0");
-    CPPUNIT_ASSERT_EQUAL(std::size_t(12), p.warnings.size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(17), p.warnings.size());
     const PluginConfig d;
     const PluginConfig& c = p.config;
     CPPUNIT_ASSERT_EQUAL(d.interval, c.interval);
@@ -99,10 +148,18 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(d.max_job_test, c.max_job_test);
     CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
     CPPUNIT_ASSERT_EQUAL(d.yield_sleep_usec, c.yield_sleep_usec);
-    CPPUNIT_ASSERT_EQUAL(Time(-1), c.sched.policy.safe_after);
+    CPPUNIT_ASSERT_EQUAL(d.sched.policy.safe_after, c.sched.policy.safe_after);
+    CPPUNIT_ASSERT_EQUAL(d.sched.policy.max_delay, c.sched.policy.max_delay);
+    CPPUNIT_ASSERT_EQUAL(d.sched.predictor.learn_completed_only,
+                         c.sched.predictor.learn_completed_only);
+    CPPUNIT_ASSERT_EQUAL(d.sched.predictor.learn_min_runtime, c.sched.predictor.learn_min_runtime);
+    CPPUNIT_ASSERT(c.sched.predictor.round_up);
+    CPPUNIT_ASSERT_EQUAL(0.0, c.sched.policy.safe_after_xfactor);
+    CPPUNIT_ASSERT(p.warnings[10].find("easypp_max_delay='soon'") != std::string::npos);
+    CPPUNIT_ASSERT(p.warnings[10].find("using 86400") != std::string::npos);
     CPPUNIT_ASSERT(c.sched.predictor.kind == PredictorKind::History);
     CPPUNIT_ASSERT_EQUAL(0.5, c.sched.predictor.ewma_alpha);
-    CPPUNIT_ASSERT(p.warnings[10].find("easypp_predictor='neural' (want history, ewma or regression)") !=
+    CPPUNIT_ASSERT(p.warnings[15].find("easypp_predictor='neural' (want history, ewma or regression)") !=
                    std::string::npos);
     CPPUNIT_ASSERT(p.warnings[0].find("easypp_interval='0'") != std::string::npos);
     CPPUNIT_ASSERT(p.warnings[0].find("using 30") != std::string::npos);
@@ -146,7 +203,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(20), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(27), known_keys().size());
   }
 
   // Slurm matches its own keys case-insensitively; so does the plugin.

@@ -352,9 +352,18 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(same("sjf", "easy:queue-order=sjf"));
     CPPUNIT_ASSERT(same("fcfs", "easy:backfill=none"));
     CPPUNIT_ASSERT(same("x2", "easy:estimate-factor=2"));
+    CPPUNIT_ASSERT(same("site", "easy++:max-delay=86400:safe-after=345600:learn=completed:"
+                                "learn-min-runtime=60:history-ttl=31536000"));
+    // The paper's easy++ has no guard and learns everything.
+    const SchedulerConfig epp = sched("easy++");
+    CPPUNIT_ASSERT_EQUAL(Time(-1), epp.policy.max_delay);
+    CPPUNIT_ASSERT_EQUAL(Time(-1), epp.policy.safe_after);
+    CPPUNIT_ASSERT(!epp.predictor.learn_completed_only);
+    CPPUNIT_ASSERT_EQUAL(Time(0), epp.predictor.learn_min_runtime);
+    CPPUNIT_ASSERT(epp.predictor.propagation);  // the authors' convention (issue 12)
     CPPUNIT_ASSERT(!same("easy++", "easy++:safe-after=3600"));
     CPPUNIT_ASSERT(!same("easy", "easy++"));
-    CPPUNIT_ASSERT_EQUAL(std::size_t(12), preset_names().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(13), preset_names().size());
     for (const auto& n : preset_names()) CPPUNIT_ASSERT(preset(n).has_value());
   }
   void testSpecParsing() {

@@ -67,7 +67,9 @@ class PredictionBookTest : public CppUnit::TestFixture {
 
  public:
   void testPredictionAtArrival() {
-    PredictionBook b(easypp_cfg(), plugin_options());
+    SchedulerConfig cfg = easypp_cfg();
+    cfg.predictor.propagation = false;  // the value made at arrival stays
+    PredictionBook b(cfg, plugin_options());
     // No history: the estimate (fallback).
     const JobPlan& a = b.observe_waiting(1, 100, 600, 5, 100);
     CPPUNIT_ASSERT_EQUAL(Time(600), a.prediction);
@@ -86,7 +88,7 @@ class PredictionBookTest : public CppUnit::TestFixture {
 
   void testPropagation() {
     SchedulerConfig c = easypp_cfg();
-    c.predictor.propagation = true;
+    CPPUNIT_ASSERT(c.predictor.propagation);  // the default: the authors' convention
     PredictionBook b(c, plugin_options());
     Heard heard;
     b.set_listener(&heard);
@@ -329,11 +331,14 @@ class PredictionBookTest : public CppUnit::TestFixture {
     PredictionBook b(c, plugin_options());
     learn_two(b, 20, 20);
     b.arrive(1, 100, 600, 0, 0);
-    CPPUNIT_ASSERT_EQUAL(Time(1020), b.end_bound(1, 1000, false));  // its prediction
-    CPPUNIT_ASSERT_EQUAL(Time(1600), b.end_bound(1, 1000, true));   // the guard: its limit
+    CPPUNIT_ASSERT_EQUAL(Time(1020), b.end_bound(1, 1000));      // its prediction
+    CPPUNIT_ASSERT_EQUAL(Time(1600), b.end_bound(1, 1000, 0));   // a guard's switch: its limit
+    // max-delay: its limit less the head's room, never below its prediction
+    CPPUNIT_ASSERT_EQUAL(Time(1400), b.end_bound(1, 1000, 200));
+    CPPUNIT_ASSERT_EQUAL(Time(1020), b.end_bound(1, 1000, 5000));
     c.policy.safe = true;
     b.configure(c);
-    CPPUNIT_ASSERT_EQUAL(Time(1600), b.end_bound(1, 1000, false));  // safe backfill
+    CPPUNIT_ASSERT_EQUAL(Time(1600), b.end_bound(1, 1000));  // safe backfill
   }
 };
 

@@ -8,6 +8,7 @@
 // once.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,23 +31,69 @@ struct PolicyConfig {
   /// "Safe" backfill: a candidate may use case (a) only if it would end
   /// before the shadow time even when running to its estimate.
   bool safe = false;
-  /// Starvation guard (not in the paper; off by default): once the head has
-  /// waited this many seconds, backfilling around it is safe (as above), so
-  /// under-predicted backfilled jobs can no longer push its reservation back
-  /// again and again. Negative: off.
+  // Guards (not in the paper; all off in its presets): rules that bound how
+  // far backfilling may push the head's reservation back. Under-predicted
+  // backfilled jobs are corrected, the head's reservation moves later, more
+  // jobs backfill into the new gap, again and again: wide jobs can starve
+  // (docs/guard.md measures the rules below).
+  //
+  // Switches: once the rule fires, backfilling around the head is safe (as
+  // above: judged by estimates) for the rest of its wait.
+  /// ... once the head has waited this many seconds. Negative: off.
   Time safe_after = -1;
+  /// ... once the head's reservation lies this many seconds past its first
+  /// one. Negative: off.
+  Time safe_after_delay = -1;
+  /// ... once the head's expansion factor (wait + planning value) /
+  /// planning value reaches this (the starvation threshold of Srinivasan
+  /// et al.'s selective reservations, applied to the head's reservation).
+  /// 0: off.
+  double safe_after_xfactor = 0;
+  /// A bound: a job may backfill around the head only if, even run to its
+  /// estimate (its kill time), it ends by the head's first reservation +
+  /// max_delay, or it uses only what the head does not need. Backfilling
+  /// alone then never pushes the head more than max_delay past its first
+  /// reservation (corrections of jobs already running before it still do).
+  /// Negative: off.
+  Time max_delay = -1;
 
-  /// The starvation guard: has a head waiting since `since` waited long
-  /// enough that backfilling around it must be safe?
-  bool starving(Time now, Time since) const {
-    return safe_after >= 0 && since < kNever && now - since >= safe_after;
+  bool any_guard() const {
+    return safe_after >= 0 || safe_after_delay >= 0 || safe_after_xfactor > 0 || max_delay >= 0;
+  }
+  /// Does a switch fire for a head waiting since `since` with planning value
+  /// `prediction`, whose reservation is `shadow` (first: `first`, kNever if
+  /// this is it)?
+  bool starving(Time now, Time since, Time prediction = 0, Time shadow = kNever,
+                Time first = kNever) const {
+    if (since >= kNever) return false;
+    if (safe_after >= 0 && now - since >= safe_after) return true;
+    if (safe_after_xfactor > 0 && prediction > 0 &&
+        double(now - since + prediction) >= safe_after_xfactor * double(prediction))
+      return true;
+    return safe_after_delay >= 0 && shadow < kNever && first < kNever &&
+           std::max(shadow, now) - first > safe_after_delay;
+  }
+  /// How far past the head's shadow time a job backfilled now may hold its
+  /// resources if it runs to its estimate: kNever when no guard applies (its
+  /// prediction is trusted), 0 when a switch fires (safe backfill), else
+  /// what is left of max_delay. Arguments as starving().
+  Time head_room(Time now, Time since, Time prediction, Time shadow, Time first) const {
+    if (!any_guard()) return kNever;  // the paper's presets: one test per pass
+    if (starving(now, since, prediction, shadow, first)) return 0;
+    if (max_delay < 0 || shadow >= kNever) return kNever;
+    const Time deadline = (first < kNever ? first : std::max(shadow, now)) + max_delay;
+    return deadline > shadow ? deadline - shadow : 0;
   }
   /// THE backfill bound: until when a job started at `now` holds its
   /// resources as far as this pass's reservations are concerned. Its
-  /// prediction, or its estimate (kill time) under safe backfill or while
-  /// the guard protects the head (`guarded`).
-  Time end_bound(Time now, Time prediction, Time estimate, bool guarded) const {
-    return now + (safe || guarded ? estimate : prediction);
+  /// prediction; its estimate (kill time) under safe backfill or when the
+  /// head's `room` (head_room()) is 0; in between, its estimate less the
+  /// room, so that "bound <= shadow" means both "its prediction ends by the
+  /// shadow" and "its estimate ends by the shadow + room".
+  Time end_bound(Time now, Time prediction, Time estimate, Time room) const {
+    if (safe || room <= 0) return now + estimate;
+    if (room >= kNever) return now + prediction;
+    return now + std::max(prediction, estimate - room);
   }
 };
 
@@ -80,15 +127,27 @@ struct SchedulerConfig {
   std::string describe() const;
 };
 
+/// The `site` preset's values beyond easy++: the plugin's defaults
+/// (PluginConfig::default_scheduler() is preset("site")), chosen by the
+/// measurements of docs/guard.md.
+namespace site {
+constexpr Time kMaxDelay = 86400;          ///< max-delay: one day
+constexpr Time kSafeAfter = 4 * 86400;     ///< safe-after: four days
+constexpr Time kLearnMinRuntime = 60;      ///< learn-min-runtime (and learn=completed)
+constexpr Time kHistoryTtl = 365 * 86400;  ///< history-ttl: a year
+}  // namespace site
+
 /// The presets of spec section 4, by name: fcfs, easy, easy-pred, easy-pcor,
-/// easy+, easy-sjbf, easy++, perfect, perfect++, x2, sjf, conservative.
+/// easy+, easy-sjbf, easy++, perfect, perfect++, x2, sjf, conservative; and
+/// site, easy++ with the plugin's guard and history defaults.
 std::optional<SchedulerConfig> preset(std::string_view name);
 std::vector<std::string> preset_names();
 
 /// Every knob, in a fixed order: plan, estimate-factor, correction,
-/// backfill, sjbf, queue-order, reservations, safe, safe-after, predictor,
-/// window, metric, ewma-alpha, history-type, fullness, fallback,
-/// propagation, history-ttl.
+/// backfill, sjbf, queue-order, reservations, safe, safe-after,
+/// safe-after-delay, safe-after-xfactor, max-delay, predictor, window,
+/// metric, ewma-alpha, history-type, fullness, fallback, rounding,
+/// propagation, prediction-floor, learn, learn-min-runtime, history-ttl.
 std::vector<std::string> knob_names();
 /// Apply one knob ("window", "3"). Returns an error message, empty on
 /// success (then nothing changed).

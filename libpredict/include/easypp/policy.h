@@ -11,8 +11,8 @@
 // The planning values come from the wait queue's entries, which the caller
 // filled from its PredictionBook (prediction_book.h); each started job's end
 // bound is PolicyConfig::end_bound() (config.h), the one place where the
-// prediction, the estimate under safe backfilling and the starvation guard
-// meet.
+// prediction, the estimate under safe backfilling and the guards (the head's
+// room, PolicyConfig::head_room) meet.
 #pragma once
 
 #include <algorithm>
@@ -37,7 +37,10 @@ struct PassResult {
   JobHandle head = 0;                  ///< the head (valid if head_reserved)
   Time shadow = kNever;                ///< the head's shadow time
   bool interrupted = false;            ///< the adapter ended the pass early
-  bool starving_head = false;          ///< the starvation guard made this pass safe
+  bool starving_head = false;          ///< a guard's switch made this pass safe
+  /// The head's room (PolicyConfig::head_room): kNever without a guard, 0
+  /// when starving_head; what the plugin's other partitions respect.
+  Time head_room = kNever;
 };
 
 namespace pass_detail {
@@ -77,12 +80,13 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   PassResult r;
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
   ReservedSlots reserved;
-  bool guarded = false;  // the head starves: backfilling around it is safe
+  Time room = kNever;    // how far past the shadow an estimate may end
+  bool trusted = !cfg.safe;  // predictions alone bound (no safe backfill, no guard)
   // Nothing waiting is narrow enough for what is free: stop (cheap, and
   // frequent at high load, when only wide jobs are left waiting).
   auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
   auto bound_of = [&](const WaitQueue::Entry& e) {
-    return cfg.end_bound(now, e.prediction, e.estimate, guarded);
+    return trusted ? now + e.prediction : cfg.end_bound(now, e.prediction, e.estimate, room);
   };
 
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
@@ -102,10 +106,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
       }
       if (cfg.backfill == BackfillOrder::None) return r;
       r.shadow = a.reserve(e.handle, e.prediction, /*is_head=*/true);
-      if (cfg.starving(now, e.since)) {
-        guarded = true;
-        r.starving_head = true;
-      }
+      room = cfg.head_room(now, e.since, e.prediction, r.shadow, e.first_reservation);
+      r.head_room = room;
+      r.starving_head = room == 0;
+      trusted = trusted && room >= kNever;
       r.head_reserved = true;
       r.head = e.handle;
       ++r.reservations;
@@ -130,7 +134,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   if (it == by_queue.end()) return r;
 
   // Phase B: every other waiting job, in the backfill order.
-  const bool safe = cfg.safe || guarded;
+  const bool safe = cfg.safe || room < kNever;
   const auto last = Order::last(q);
   for (auto c = Order::first(q, it); c != last;) {
     const WaitQueue::Item item = *c;

@@ -15,7 +15,7 @@
 //   next_expiry()     when the next correction falls due (the simulator's
 //                     expiry event, the plugin's correction timer)
 //   end_bound()       THE backfill bound of a job started now (prediction,
-//                     estimate under safe backfill or the starvation guard:
+//                     estimate under safe backfill or a guard:
 //                     PolicyConfig::end_bound)
 //
 // The simulator (libsim) and the plugin (plugin/) only translate their
@@ -30,6 +30,7 @@
 // correction timer; propagation re-predicts only the user's waiting jobs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -50,6 +51,9 @@ struct JobPlan {
   Time prediction = 0;        ///< seconds: the planning value in effect
   Time first_prediction = 0;  ///< the value made at arrival
   Time since = kNever;        ///< waiting since (the starvation guard's clock)
+  /// When it was first planned to start as the head of the queue (kNever:
+  /// never reserved for yet): the delay cap's reference.
+  Time first_reservation = kNever;
   Time start = -1;            ///< when it started running (-1: waiting)
   CorrectionState corr;       ///< corrections applied so far
   /// When the job will end, if the caller knows (the simulator does): a
@@ -129,6 +133,16 @@ class PredictionBook {
     schedule_expiry(s->plan);
   }
   void start_as(JobHandle h, JobHandle as, Time start);
+  /// Waiting job h got a reservation at `shadow` as the head of the queue
+  /// in a pass at `now`: the first one is kept (max(shadow, now); a shadow
+  /// of kNever is no reservation). Returns the first reservation.
+  Time reserved_as_head(JobHandle h, Time shadow, Time now) {
+    Slot* s = slot(h);
+    if (s == nullptr) return kNever;
+    Time& first = s->plan.first_reservation;
+    if (first == kNever && shadow < kNever) first = std::max(shadow, now);
+    return first;
+  }
   /// Apply every correction due at `now` (start + prediction + grace <=
   /// now), repeatedly for a job until it is no longer due (a late cycle).
   /// Returns the number of corrections; the listener hears each.
@@ -142,12 +156,16 @@ class PredictionBook {
     if (h) *h = due_.front().h;
     return due_.front().at;
   }
-  /// A job ended after running `runtime` seconds: learn it (runtime >=
-  /// min_learned_runtime; the job need not be known: the plugin learns jobs
-  /// that finished while it was not looking) and forget the job. With
-  /// propagation, the user's waiting jobs are predicted again. Returns
-  /// whether the runtime was learned.
-  bool finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now);
+  /// A job ended after running `runtime` seconds (`completed`: it ended
+  /// normally, SWF status 1 or Slurm's COMPLETED): learn it, unless the
+  /// configuration learns completed jobs only or longer runtimes only
+  /// (PredictorConfig::learn_*; and never below Options::min_learned_runtime;
+  /// the job need not be known: the plugin learns jobs that finished while
+  /// it was not looking), and forget the job. With propagation, the user's
+  /// waiting jobs are predicted again. Returns whether the runtime was
+  /// learned.
+  bool finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now,
+              bool completed = true);
   /// Forget a job without learning anything (cancelled while waiting, gone).
   void forget(JobHandle h) {
     if (Slot* s = slot(h)) drop(*s);
@@ -178,9 +196,9 @@ class PredictionBook {
     return s ? &s->plan : nullptr;
   }
   /// The backfill bound of job h started at `now` (PolicyConfig::end_bound
-  /// with its prediction and estimate); `guarded`: the head it could delay
-  /// is protected by the starvation guard.
-  Time end_bound(JobHandle h, Time now, bool guarded) const;
+  /// with its prediction and estimate); `room`: the head it could delay
+  /// has this room (PolicyConfig::head_room; kNever: no guard; 0: safe).
+  Time end_bound(JobHandle h, Time now, Time room = kNever) const;
   /// Visit every job: f(const JobPlan&).
   template <class F>
   void for_each(F&& f) const {

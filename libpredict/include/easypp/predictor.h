@@ -52,13 +52,29 @@ struct PredictorConfig {
   HistoryType type = HistoryType::All;
   Fullness fullness = Fullness::Full;
   Fallback fallback = Fallback::Estimate;
-  bool propagation = false;  ///< re-predict waiting jobs when history changes
+  /// Re-predict a user's waiting jobs when the user's history changes (the
+  /// authors' simulator re-predicts every waiting job at each pass).
+  bool propagation = true;
+  /// Averages (and a median's middle pair) rounded up to whole seconds
+  /// (this project's convention), else down.
+  bool round_up = true;
+  /// No prediction below this many seconds (nor above the estimate): a
+  /// floor against histories of tiny jobs. 0: none (predictions are >= 1).
+  Time floor = 0;
+  /// What the history learns (PredictionBook::finish): only jobs that
+  /// completed normally (SWF status 1, Slurm COMPLETED), and only runtimes
+  /// of at least learn_min_runtime seconds. Learning everything is the
+  /// paper's way.
+  bool learn_completed_only = false;
+  Time learn_min_runtime = 0;
 
   /// Same predictions for the same history (propagation aside, which is
-  /// about when predictions are made, not what they are).
+  /// about when predictions are made, not what they are; and what is
+  /// learned, which is about the history itself).
   bool same_predictions_as(const PredictorConfig& o) const {
     return kind == o.kind && window == o.window && metric == o.metric && type == o.type &&
-           fullness == o.fullness && fallback == o.fallback && ewma_alpha == o.ewma_alpha;
+           fullness == o.fullness && fallback == o.fallback && ewma_alpha == o.ewma_alpha &&
+           round_up == o.round_up && floor == o.floor;
   }
 
   static constexpr int kMaxWindow = 30;
@@ -97,7 +113,7 @@ class Predictor {
   const PredictorConfig& config() const { return cfg_; }
 
   /// Prediction for a new job of `user` with estimate `estimate` (> 0): whole
-  /// seconds, at least 1, never more than the estimate. *used_history (if
+  /// seconds, at least 1 (and the floor), never more than the estimate. *used_history (if
   /// given) tells whether it came from history rather than the fallback.
   Time predict(UserId user, Time estimate, bool* used_history = nullptr) const;
 

@@ -47,6 +47,9 @@ class WaitQueue {
     Time estimate = 0;    ///< the user's time limit (kill time)
     std::int64_t width = 0;  ///< resource demand hint (see push)
     Time since = kNever;     ///< waiting since (submit time); kNever: unknown
+    /// Its first reservation as the head (PredictionBook's JobPlan), kNever
+    /// if it has had none: the delay cap's reference.
+    Time first_reservation = kNever;
     bool live = false;
   };
 
@@ -54,7 +57,9 @@ class WaitQueue {
   /// without touching the entry (the scheduling pass is the hot path).
   struct Item {
     QueueKey key;
-    Time prediction;
+    /// Not part of queue order's key: set_prediction() updates it in place
+    /// there (re-predictions are frequent with propagation).
+    mutable Time prediction;
     std::int64_t width;
     Slot slot;
   };
@@ -71,9 +76,10 @@ class WaitQueue {
   /// the adapter. `since` is when the job started waiting (its submit time),
   /// used by the starvation guard (PolicyConfig::safe_after).
   Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0,
-            Time since = kNever);
+            Time since = kNever, Time first_reservation = kNever);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
+  void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
   /// free_width() is below it, no waiting job can start and a pass can stop.

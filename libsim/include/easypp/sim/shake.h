@@ -17,6 +17,7 @@
 
 #include "easypp/policy.h"
 #include "easypp/sim/metrics.h"
+#include "easypp/sim/simulator.h"
 #include "easypp/sim/workload.h"
 
 namespace easypp {
@@ -51,7 +52,7 @@ struct ShakeResult {
 /// per-user rows. Deterministic: the result does not depend on the threads.
 /// Rethrows the first exception a replay threw.
 ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>& cfgs,
-                       const ShakeOptions& o, MetricsOptions mo);
+                       const ShakeOptions& o, MetricsOptions mo, const SimOptions& so = {});
 
 /// The cores this process may run on (at least 1).
 unsigned available_cores();

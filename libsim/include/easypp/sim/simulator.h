@@ -6,7 +6,8 @@
 // PredictionBook's (next_expiry). All events that share a timestamp are
 // applied first (terminations, then expiries, then arrivals), then one
 // scheduling pass runs (project convention): schedule_pass() over a
-// ProcAdapter.
+// ProcAdapter. SimOptions replays the authors' way instead (a pass per
+// event; no pass for corrections alone).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,18 @@ class SimObserver {
   virtual void after_pass(const SimView&, Time /*now*/, const PassResult&) {}
 };
 
+/// How the event loop runs passes. The defaults are this project's
+/// conventions; the switches replay the authors' simulator's way, to measure
+/// what each departure changes (docs/conventions.md).
+struct SimOptions {
+  /// One pass after each event (each termination, the corrections due, each
+  /// arrival) instead of one pass after all the events of a timestamp.
+  bool pass_per_event = false;
+  /// A pass when only corrections happened at a timestamp. Off: corrected
+  /// values take effect at the next arrival's or termination's pass.
+  bool pass_after_correction = true;
+};
+
 struct SimStats {
   std::uint64_t passes = 0;
   std::uint64_t events = 0;
@@ -70,7 +83,7 @@ struct RunResult {
 
 class Simulator {
  public:
-  Simulator(const Workload& w, SchedulerConfig cfg);
+  Simulator(const Workload& w, SchedulerConfig cfg, SimOptions opt = {});
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;

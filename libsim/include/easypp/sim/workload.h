@@ -20,6 +20,9 @@ struct Job {
   Time estimate = 0;     ///< field 9, or the fallback for missing estimates
   std::int64_t size = 0; ///< processors
   UserId user = kNoUser; ///< field 12
+  /// Field 11 is 1 (completed normally) or unknown (-1): learned under
+  /// learn=completed (a failed or cancelled job is not).
+  bool completed = true;
   std::uint32_t record = ~0u;  ///< index into Workload::records, if kept
   bool flurry = false;   ///< part of a detected flurry
 };
