@@ -34,6 +34,7 @@
 
 #include "easypp/predictor.h"
 #include "plugin_state.h"
+#include "text_escape.h"
 
 #ifndef EASYPP_VERSION
 #define EASYPP_VERSION "unknown"
@@ -43,6 +44,7 @@ using easypp::Predictor;
 using easypp::PredictorConfig;
 using easypp::Time;
 using easypp::UserId;
+using easypp::plugin::printable;
 namespace ps = easypp::plugin;
 
 namespace {
@@ -100,7 +102,7 @@ struct Exit {
 
 [[noreturn]] void die(int status, const std::string& msg) {
   std::fflush(stdout);
-  std::fprintf(stderr, "easypp-ctl: %s\n", msg.c_str());
+  std::fprintf(stderr, "easypp-ctl: %s\n", printable(msg).c_str());
   throw Exit{status};
 }
 [[noreturn]] void usage(const std::string& msg) {
@@ -160,7 +162,10 @@ std::string user_name(UserId uid, const std::string& known = "") {
 class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void add(std::vector<std::string> row) {
+    for (std::string& cell : row) cell = printable(cell);  // names come from files
+    rows_.push_back(std::move(row));
+  }
   void print() const {
     std::vector<std::size_t> w;
     for (const auto& r : rows_)
@@ -541,8 +546,11 @@ JsonPtr load_json(const std::string& path) {
   return j;
 }
 
+// JSON_ENSURE_ASCII: jansson escapes C0 controls anyway, but would print C1
+// controls (U+0080..U+009F) and everything else non-ASCII raw.
 void print_json(json_t* j) {
-  char* s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+  char* s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                              JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
   if (!s) die(1, "cannot format JSON");
   std::printf("%s\n", s);
   std::free(s);
@@ -595,14 +603,14 @@ int cmd_status(const Options& o, const std::string& dir) {
   for (const auto& r : s.history)
     if (r.estimate_key < 0) ++users, entries += r.entries.size();
 
-  std::printf("sched/easypp status (%s)\n", path.c_str());
+  std::printf("sched/easypp status (%s)\n", printable(path).c_str());
   std::printf("  written        %s (%s)%s\n", date(s.written).c_str(),
               age >= 0 ? (duration(age) + " ago").c_str() : "in the future",
               stale ? "  STALE" : "");
-  std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : s.version.c_str(),
-              s.slurm_version.empty() ? "?" : s.slurm_version.c_str());
-  std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : s.settings.c_str());
-  std::printf("  state file     %s\n", s.state_file.empty() ? "-" : s.state_file.c_str());
+  std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : printable(s.version).c_str(),
+              s.slurm_version.empty() ? "?" : printable(s.slurm_version).c_str());
+  std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : printable(s.settings).c_str());
+  std::printf("  state file     %s\n", s.state_file.empty() ? "-" : printable(s.state_file).c_str());
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
   std::printf("  jobs           %zu pending, %zu running", pending, running);
   if (suspended) std::printf(", %zu suspended", suspended);
@@ -614,7 +622,7 @@ int cmd_status(const Options& o, const std::string& dir) {
     std::printf("  (none yet)\n");
   } else {
     std::printf("  started        %s, took %s, trigger %s%s\n", date(c.time).c_str(),
-                seconds_text(c.seconds).c_str(), c.trigger.empty() ? "-" : c.trigger.c_str(),
+                seconds_text(c.seconds).c_str(), c.trigger.empty() ? "-" : printable(c.trigger).c_str(),
                 c.interrupted ? ", interrupted" : "");
     std::printf("  partitions     %u\n", c.partitions);
     std::printf("  queue          %u pending, %u running\n", c.pending, c.running);
@@ -754,8 +762,9 @@ int cmd_users(const Options& o, const std::string& dir) {
     return 0;
   }
 
-  for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
-  std::printf("History from %s\n", source.c_str());
+  for (const std::string& n : notes)
+    std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
+  std::printf("History from %s\n", printable(source).c_str());
   std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
               cfg.window, easypp::to_string(cfg.metric), easypp::to_string(cfg.type),
               easypp::to_string(cfg.fullness), easypp::to_string(cfg.fallback));
@@ -800,7 +809,7 @@ int cmd_users(const Options& o, const std::string& dir) {
   }
 
   const UserId uid = *only;
-  std::printf("User %s (uid %lld)\n", name_of(uid).c_str(), (long long)uid);
+  std::printf("User %s (uid %lld)\n", printable(name_of(uid)).c_str(), (long long)uid);
   const Predictor::Ring* user_ring = nullptr;
   std::vector<const Predictor::Ring*> extended;
   for (const auto& r : rings) {
@@ -863,7 +872,7 @@ int cmd_state(const Options& o, const std::string& dir) {
     (r.estimate_key < 0 ? users : extended) += 1;
     entries += r.entries.size();
   }
-  std::printf("%s: valid (format_version %d)\n", path.c_str(), ps::SavedState::kFormatVersion);
+  std::printf("%s: valid (format_version %d)\n", printable(path).c_str(), ps::SavedState::kFormatVersion);
   std::printf("  written          %s\n", date(written).c_str());
   std::printf("  users            %zu (%zu extended rings), %zu runtimes\n", users, extended,
               entries);
