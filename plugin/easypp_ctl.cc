@@ -884,6 +884,9 @@ int cmd_state(const Options& o, const std::string& dir) {
 
 }  // namespace
 
+// fuzz/fuzz_ctl.cc includes this file with EASYPP_CTL_NO_MAIN to drive the
+// commands above on its inputs.
+#ifndef EASYPP_CTL_NO_MAIN
 int main(int argc, char** argv) {
   try {
     const Options o = parse_args(argc, argv);
@@ -901,3 +904,4 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+#endif

@@ -190,8 +190,6 @@ NumKind parse_number(const char*& p, const char* e, Num& out) {
   return NumKind::Frac;
 }
 
-inline bool fractional_field(int f) { return f == 6 || f == 7 || f == 10; }
-
 /// "; Key: value" -> key, value. The key is one word (letters, digits, '_',
 /// '-', '.'), the colon is followed by whitespace or the end of the line, so
 /// "; http://..." and "; job<=14 (...)" are plain comments.
