@@ -4,7 +4,11 @@
 #   ./setup.sh demo   install what is needed, build, and replay the built-in
 #                     synthetic workload under EASY and EASY++
 #   ./setup.sh test   install what is needed, build, and run every test:
-#                     unit tests, CLI tests, the real-Slurm integration tests
+#                     unit tests, CLI tests, the real-Slurm integration tests,
+#                     then the unit and CLI suites under ASan+UBSan (make
+#                     check-sanitize) and each fuzz target for 60 s (make fuzz)
+#   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
+#                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only install and build
 #
@@ -22,14 +26,21 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   dpkg-dev python3 ca-certificates
   slurmctld slurmd slurm-client munge libslurm-dev"
 
+# Only for the fuzz targets (make fuzz; ./setup.sh fuzz and test): clang with
+# libFuzzer and its sanitizer runtimes (a Recommends, so named), and
+# llvm-symbolizer for readable reports.
+FUZZ_PACKAGES="clang libclang-rt-14-dev llvm-14"
+
 missing_packages() {
-  for p in $PACKAGES; do
+  for p in "$@"; do
     dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || echo "$p"
   done
 }
 
+# deps [EXTRA-PACKAGES]: install what is missing of PACKAGES and the extra ones.
 deps() {
-  need=$(missing_packages)
+  # shellcheck disable=SC2086
+  need=$(missing_packages $PACKAGES ${1:-})
   [ -z "$need" ] && { echo "setup: all packages present"; return 0; }
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing packages:" $need >&2
@@ -45,7 +56,7 @@ deps() {
 
 # build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and make.
 build() {
-  deps
+  deps "${EXTRA_PACKAGES:-}"
   ./contrib/fetch-slurm-source.sh
   [ -x configure ] || ./autogen.sh
   want="--enable-plugin $*"
@@ -58,25 +69,43 @@ build() {
   make -j"$(nproc)"
 }
 
+# step NAME COMMAND...: run a step, say how long it took (CI logs show where
+# the time goes).
+step() {
+  name=$1; shift
+  t0=$(date +%s)
+  "$@"; st=$?
+  echo "setup: $name took $(( $(date +%s) - t0 ))s (exit $st)"
+  return $st
+}
+
 case $what in
-  deps) deps ;;
+  deps) deps "$FUZZ_PACKAGES" ;;
   build) build ;;
   demo)
     build
     echo
     echo "== Replaying the built-in synthetic workload (easypp-gen defaults) =="
     exec ./tools/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
+  fuzz)
+    EXTRA_PACKAGES=$FUZZ_PACKAGES build
+    exec make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" ;;
   test)
     # The tests run a plugin whose planning-value check aborts instead of
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
-    build --enable-debug-checks
-    if ! make check -j"$(nproc)"; then
+    EXTRA_PACKAGES=$FUZZ_PACKAGES build --enable-debug-checks
+    if ! step "make check" make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
-      for f in tests/test-suite.log contrib/test-suite.log; do [ -f "$f" ] && cat "$f"; done
+      for f in tests/test-suite.log contrib/test-suite.log fuzz/test-suite.log; do [ -f "$f" ] && cat "$f"; done
       echo "setup: tests failed (logs: tests/*.log, tests/*/*.log)" >&2
       exit 1
-    fi ;;
+    fi
+    # The unit, CLI, contrib and fuzz-corpus suites again under ASan and
+    # UBSan (build-sanitize/), then each fuzz target for 60 s (build-fuzz/).
+    # Both print what failed.
+    step "make check-sanitize" make check-sanitize -j"$(nproc)" || exit 1
+    step "make fuzz" make fuzz FUZZ_SECONDS=60 -j"$(nproc)" || exit 1 ;;
   *)
-    echo "usage: $0 demo|test|deps|build" >&2
+    echo "usage: $0 demo|test|fuzz|deps|build" >&2
     exit 2 ;;
 esac

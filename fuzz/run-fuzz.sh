@@ -23,6 +23,13 @@ rss=${FUZZ_RSS_MB:-2048}
 ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
+# Symbolized stack traces: Debian's llvm-14 has llvm-symbolizer off PATH.
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && ! command -v llvm-symbolizer >/dev/null 2>&1; then
+  for s in /usr/lib/llvm-*/bin/llvm-symbolizer; do
+    [ -x "$s" ] && ASAN_SYMBOLIZER_PATH=$s
+  done
+  [ -n "${ASAN_SYMBOLIZER_PATH:-}" ] && export ASAN_SYMBOLIZER_PATH
+fi
 
 # Inputs bigger than this are not more interesting for these parsers.
 max_len() {
