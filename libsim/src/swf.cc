@@ -40,6 +40,10 @@ constexpr std::size_t kMaxLineBytes = 16u * 1024 * 1024;
 /// Submit times (field 2) beyond this (about 34,800 years) are absurd and
 /// would overflow the simulator's clock arithmetic.
 constexpr std::int64_t kMaxSubmit = std::int64_t{1} << 40;
+/// The largest value of a fractional field (7 memory, 10 requested memory),
+/// as for a number written with a fraction (parse_number): a double beyond it
+/// (INT64_MAX becomes 2^63) would be written back as a number that overflows.
+constexpr std::int64_t kMaxReal = 9200000000000000000;
 
 const char* const kFieldNames[19] = {
     "line",             "job number",        "submit time",     "wait time",
@@ -497,6 +501,7 @@ void Reader::Impl::set_limits() {
   }
   lo[10] = std::numeric_limits<std::int64_t>::min();
   hi[1] = kMaxSubmit;
+  for (int f : {7, 10}) hi[f - 1] = kMaxReal;
   for (int f : {3, 4, 6, 9, 18}) hi[f - 1] = opt.max_seconds;
   for (int f : {5, 8}) hi[f - 1] = opt.max_procs;
 }
@@ -508,6 +513,7 @@ std::string Reader::Impl::range_message(int f, double d) const {
     return num_str(d) + " processors is more than the limit of " + std::to_string(opt.max_procs) +
            " (ReaderOptions::max_procs)";
   if (f == 2) return num_str(d) + " s is an absurd submit time (more than 2^40 s)";
+  if (f == 7 || f == 10) return num_str(d) + " is more than the largest value kept (9.2e18)";
   return num_str(d) + " s is longer than the limit of " + std::to_string(opt.max_seconds) +
          " s (ReaderOptions::max_seconds)";
 }

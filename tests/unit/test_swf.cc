@@ -91,6 +91,7 @@ class SwfTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testMalformedFixture);
   CPPUNIT_TEST(testOptionalFieldOverflowKept);
   CPPUNIT_TEST(testHeaderValueNotAnInteger);
+  CPPUNIT_TEST(testHugeMemoryRoundTrips);
   CPPUNIT_TEST(testNumberForms);
   CPPUNIT_TEST(testRandomLines);
   CPPUNIT_TEST(testFractionalRounding);
@@ -362,6 +363,38 @@ class SwfTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(l5.message, "'x' is not a number"));
     CPPUNIT_ASSERT_EQUAL(5, diag_for(r, 6).field);
     CPPUNIT_ASSERT_EQUAL(17, diag_for(r, 7).field);
+  }
+
+  void testHugeMemoryRoundTrips() {
+    // Found by fuzz/fuzz_swf (corpus/swf/crash-int64max-memory.swf): used
+    // memory 9223372036854775807 was read as the double 2^63, which
+    // format_record writes as 9223372036854775808, which no longer reads
+    // (an overflow): --output-swf wrote a record it could not read back.
+    // Fields 7 and 10 now stop where a fraction stops (9.2e18): beyond,
+    // the value is absurd and becomes -1, the same read after read.
+    const std::string s =
+        "7 0 1 6 2 1 9223372036854775807 1 1 1 3 1 3 1 1 1 1 1\n"
+        "8 0 1 6 2 1 9200000000000000000 1 1 9200000000000000001 3 1 3 1 1 1 1 1\n"
+        "9 0 1 6 2 1 1e18 1 1 9199999999999999999.5 3 1 3 1 1 1 1 1\n";
+    ReadAll r = read_all(write("huge.swf", s));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{3}, r.records.size());
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[0].used_mem);
+    CPPUNIT_ASSERT_EQUAL(9.2e18, r.records[1].used_mem);
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[1].req_mem);
+    CPPUNIT_ASSERT_EQUAL(1e18, r.records[2].used_mem);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, r.stats.made_unknown);
+    const Diagnostic& d = diag_for(r, 1);
+    CPPUNIT_ASSERT_EQUAL(7, d.field);
+    CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, "more than the largest value kept"));
+    // What was read is written and read back the same.
+    std::string again;
+    for (const Record& rec : r.records) again += format_record(rec) + "\n";
+    ReadAll b = read_all(write("huge2.swf", again));
+    CPPUNIT_ASSERT_EQUAL(r.records.size(), b.records.size());
+    for (std::size_t i = 0; i < r.records.size(); ++i)
+      CPPUNIT_ASSERT_MESSAGE(format_record(r.records[i]) + " / " + format_record(b.records[i]),
+                             same_record(r.records[i], b.records[i]));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{0}, b.stats.made_unknown);
   }
 
   void testHeaderValueNotAnInteger() {
