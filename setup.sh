@@ -21,10 +21,15 @@ what=${1:-demo}
 # Build tools, libraries, the Slurm packages (public headers, daemons for the
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
 # headers). Never slurm-wlm-emulator: it replaces the real daemons.
+# libcurl (easypp-import talks to slurmrestd); MariaDB, slurmdbd, slurmrestd and
+# the JWT plugin: the accounting integration tests run them on localhost.
 PACKAGES="build-essential autoconf automake libtool pkg-config
-  libjansson-dev libcppunit-dev zlib1g-dev
-  dpkg-dev python3 ca-certificates
-  slurmctld slurmd slurm-client munge libslurm-dev"
+  libjansson-dev libcppunit-dev zlib1g-dev libboost-dev libcurl4-openssl-dev
+  dpkg-dev python3 python3-matplotlib ca-certificates
+  slurmctld slurmd slurm-client munge libslurm-dev
+  mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
+# The tests also load easypp-sim's --report page in a headless browser.
+if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
 
 # Only for the fuzz targets (make fuzz; ./setup.sh fuzz and test): clang with
 # libFuzzer and its sanitizer runtimes (a Recommends, so named), and

@@ -24,9 +24,13 @@ def esc(line):
 def main():
     tool, title = sys.argv[1], sys.argv[2]
     name = os.path.basename(tool)
-    text = subprocess.run([sys.executable, tool, "--help"], stdout=subprocess.PIPE,
+    with open(tool, "rb") as f:
+        script = f.read(2) == b"#!"
+    # a Python script runs under this interpreter; a built program directly
+    runner = [sys.executable, tool] if script else [tool]
+    text = subprocess.run(runner + ["--help"], stdout=subprocess.PIPE,
                           universal_newlines=True, check=True).stdout
-    version = subprocess.run([sys.executable, tool, "--version"], stdout=subprocess.PIPE,
+    version = subprocess.run(runner + ["--version"], stdout=subprocess.PIPE,
                              universal_newlines=True, check=True).stdout.split()[-1]
     lines = text.splitlines()
     usage = []

@@ -7,12 +7,11 @@
 //  - every setting ends within its documented range, the scheduler
 //    configuration is valid and plans with estimates or predictions (never
 //    the future runtimes);
-//  - the effective settings, written back as easypp_* keys, parse without a
-//    warning to the same settings (every value the parser can end with is
-//    one it accepts).
-// With -DEASYPP_FUZZ_CASE_INSENSITIVE_KEYS, also: keys differing only in
-// case give the same settings (issue 10: Slurm's own keys are matched
-// case-insensitively; today's parser ignores EASYPP_INTERVAL=5 silently).
+//  - the effective settings, as settings() renders them (what the status
+//    file carries), parse without a warning to the same settings, both as a
+//    SchedulerParameters string and through apply_settings() (easypp-ctl);
+//  - keys are matched case-insensitively: the input with every key in lower
+//    case gives the same settings.
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -25,30 +24,13 @@ using namespace easypp::plugin;
 
 namespace {
 
-const char* yes_no(bool b) { return b ? "yes" : "no"; }
-
-// The effective settings as a SchedulerParameters string of easypp_* keys.
+// settings() as a SchedulerParameters string.
 std::string as_parameters(const PluginConfig& c) {
-  const SchedulerConfig& s = c.sched;
   std::string p;
-  p += "easypp_interval=" + std::to_string(c.interval);
-  p += ",easypp_max_job_test=" + std::to_string(c.max_job_test);
-  p += ",easypp_max_time=" + std::to_string(c.max_time);
-  p += ",easypp_yield_interval=" + std::to_string(c.yield_interval_usec);
-  p += ",easypp_yield_sleep=" + std::to_string(c.yield_sleep_usec);
-  p += std::string(",easypp_state=") + (c.state ? "on" : "off");
-  p += std::string(",easypp_plan=") + (s.plan == PlanWith::Estimate ? "estimate" : "prediction");
-  p += ",easypp_window=" + std::to_string(s.predictor.window);
-  p += std::string(",easypp_metric=") + to_string(s.predictor.metric);
-  p += std::string(",easypp_history=") + to_string(s.predictor.type);
-  p += std::string(",easypp_fullness=") + to_string(s.predictor.fullness);
-  p += std::string(",easypp_fallback=") + to_string(s.predictor.fallback);
-  p += std::string(",easypp_propagation=") + yes_no(s.predictor.propagation);
-  p += std::string(",easypp_correction=") + to_string(s.correction);
-  p += std::string(",easypp_sjbf=") + yes_no(s.policy.backfill == BackfillOrder::ShortestPrediction);
-  p += std::string(",easypp_safe=") + yes_no(s.policy.safe);
-  p += ",easypp_safe_after=" +
-       (s.policy.safe_after < 0 ? std::string("off") : std::to_string(s.policy.safe_after));
+  for (const auto& kv : c.settings()) {
+    if (!p.empty()) p += ',';
+    p += kv.first + "=" + kv.second;
+  }
   return p;
 }
 
@@ -81,8 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ParsedConfig q = parse_scheduler_parameters(again.c_str());
   FUZZ_CHECK(q.warnings.empty());
   FUZZ_CHECK(same(p.config, q.config));
+  const ParsedConfig r = apply_settings(p.config.settings());
+  FUZZ_CHECK(r.warnings.empty());
+  FUZZ_CHECK(same(p.config, r.config));
 
-#ifdef EASYPP_FUZZ_CASE_INSENSITIVE_KEYS
   // Every key (the part of each comma-separated item before '=') in lower case.
   std::string lower = text;
   bool in_key = true;
@@ -92,6 +76,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else if (in_key) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   }
   FUZZ_CHECK(same(p.config, parse_scheduler_parameters(lower.c_str()).config));
-#endif
   return 0;
 }

@@ -60,7 +60,8 @@ bool same_status(const Status& a, const Status& b, bool exact) {
       c.pending != d.pending || c.running != d.running || c.tested != d.tested ||
       c.started_in_order != d.started_in_order || c.started_backfill != d.started_backfill ||
       c.reservations != d.reservations || c.corrections != d.corrections ||
-      c.learned != d.learned || c.yields != d.yields || c.interrupted != d.interrupted ||
+      c.learned != d.learned || c.yields != d.yields || c.het_started != d.het_started ||
+      c.het_undone != d.het_undone || c.interrupted != d.interrupted ||
       c.trigger != d.trigger)
     return false;
   if (t.cycles != u.cycles || t.tested != u.tested || t.started_in_order != u.started_in_order ||

@@ -1,30 +1,31 @@
 // The C++ side of sched/easypp: configuration, the learned history, and the
-// scheduling cycle.
+// scheduling cycle, phase by phase (run_cycle() below calls them in order).
 //
 // One cycle, under the lock set sched/backfill takes ({conf READ, job WRITE,
 // node WRITE, part READ, fed READ}):
-//   1. reload the settings if `scontrol reconfigure` asked for it;
-//   2. scan job_list: learn finished jobs (once each), track running jobs,
-//      correct expired predictions (correct_prediction() until the predicted
-//      end lies after now);
-//   3. plan with predictions: EndTimeSwap puts start + prediction into the
-//      running jobs' end_time (true values back before any unlock, yield or
-//      select_nodes());
-//   4. build the queue like backfill (build_job_queue(true, true) +
-//      sort_job_queue()), group it by partition in Slurm's order, drop what
+//   1. reload_settings(): re-read SchedulerParameters if `scontrol
+//      reconfigure` asked for it;
+//   2. scan_jobs(): job_list into the PredictionBook (JobScan: finished jobs
+//      learned once, running jobs tracked, vanished jobs forgotten), then the
+//      corrections that fell due (PredictionBook::correct_expired);
+//   3. build_queues(): the queue as backfill builds it (build_job_queue +
+//      sort_job_queue), grouped by partition in Slurm's order, without what
 //      EASY++ must not make its head (limits, licenses, burst buffers,
-//      heterogeneous jobs, magnetic reservations), and run libpredict's
-//      schedule_pass() for each partition (highest priority first) over the
-//      Slurm adapter; then start each pending heterogeneous job, in Slurm's
-//      order, whose components all fit now around this cycle's reservations
-//      (start_het_job(): all components or none; never a reservation);
-//   5. collect the status, put every true end_time back, check, unlock;
-//      then write the status file and, if the history changed, the state
-//      file (no lock held while doing file I/O).
+//      heterogeneous jobs, magnetic reservations); each schedulable job's
+//      prediction made or refreshed (PredictionBook::observe_waiting);
+//   4. run_passes(): the planning swap on (start + prediction in the running
+//      jobs' end_time; true values back before any unlock, yield or
+//      select_nodes()), libpredict's schedule_pass() for each partition
+//      (highest priority first) over the Slurm adapter; then
+//      start_het_jobs(): each pending heterogeneous job, in Slurm's order,
+//      whose components all fit now around this cycle's reservations;
+//   5. publish_planned() and collect_status(): planned starts for squeue
+//      --start, the status snapshot; the true end_times back, checked,
+//      unlocked; then, without the lock, write_files() (status, and the
+//      history if it changed) and schedule_next() (the next wake-up).
 // The agent sleeps until the next periodic cycle or the next predicted end
-// of a running job (+1 s of grace, JobTracker::kGrace): waking there is the
-// correction timer, and the cycle that follows is the scheduling pass the
-// correction asks for.
+// of a running job (+1 s of grace): waking there is the correction timer,
+// and the cycle that follows is the scheduling pass the correction asks for.
 //
 // Every extern "C" function catches all exceptions; nothing here calls
 // fatal(): a failure is logged and the cycle ends.
@@ -47,49 +48,71 @@
 #include <vector>
 
 #include "easypp/policy.h"
+#include "easypp/prediction_book.h"
 #include "easypp/queue.h"
-#include "job_tracker.h"
+#include "het_jobs.h"
+#include "job_scan.h"
 #include "plugin_config.h"
 #include "plugin_state.h"
 #include "sched_easypp.h"
-#include "slurm_adapter.h"
 #include "slurm_api.h"
+#include "slurm_cluster.h"
 
 namespace {
 
-using easypp::kNever;
-using easypp::Time;
-using easypp::plugin::CycleEnv;
-using easypp::plugin::CycleStats;
-using easypp::plugin::EndTimeSwap;
-using easypp::plugin::HetCandidate;
-using easypp::plugin::HetStart;
-using easypp::plugin::JobTracker;
-using easypp::plugin::ParsedConfig;
-using easypp::plugin::PlannedStart;
-using easypp::plugin::PluginConfig;
-using easypp::plugin::QueuedJob;
-using easypp::plugin::SlurmAdapter;
+using namespace easypp;
+using namespace easypp::plugin;
 
 // Estimate of a job without a finite time limit (TimeLimit=UNLIMITED in a
 // partition without MaxTime): one year, like sched/backfill's YEAR_MINUTES.
 constexpr Time kUnlimitedEstimate = Time(365) * 24 * 3600;
 
+// The book's settings in slurmctld: a correction falls due 1 s after the
+// predicted end (Slurm keeps whole seconds and learns of an end a little
+// late, so a job whose runtime equals its prediction is not corrected, as in
+// the simulator, where the termination comes first); runtimes of 0 s (jobs
+// that never ran) are not learned; job ids are sparse.
+PredictionBook::Options book_options() {
+  PredictionBook::Options o;
+  o.grace = 1;
+  o.min_learned_runtime = 1;
+  o.dense_handles = 0;
+  o.always_learn = true;
+  return o;
+}
+
+// Corrections go to the log.
+class CorrectionLog : public PredictionBook::Listener {
+ public:
+  void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time) override {
+    if (why == PlanChange::Corrected)
+      info("sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)", p.handle,
+           long(old_p), long(p.prediction), p.corr.count);
+    else
+      debug2("sched/easypp: JobId=%u predicted again: %ld s -> %ld s (history changed)",
+             p.handle, long(old_p), long(p.prediction));
+  }
+};
+
 struct State {
+  State() : book(PluginConfig().sched, book_options()) { book.set_listener(&log); }
+
   std::mutex mu;  // guards config (read by the agent, written on reload)
   PluginConfig config;
   std::atomic<bool> reload{false};
 
   // Agent thread only (and init/fini while the agent is not running).
-  JobTracker tracker;
+  CorrectionLog log;
+  PredictionBook book;
+  Ledger ledger;
   std::string state_path;   // StateSaveLocation/easypp_state.json
   std::string status_path;  // StateSaveLocation/easypp_status.json
   Time watermark = 0;       // finished jobs with end_time <= watermark are learned
   std::uint64_t cycles = 0;
-  easypp::plugin::Totals totals;
+  Totals totals;
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
   std::set<std::uint32_t> het_seen;  // het jobs already announced in the log
-  Time next_wake = 0;       // Unix time of the next cycle
+  Time next_wake = 0;                // Unix time of the next cycle
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
   std::string last_status_error, last_state_error;
@@ -100,15 +123,15 @@ State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
 // Reads slurm_conf: the caller holds the configuration lock (or runs inside
 // slurmctld's configuration read, as init() does).
 PluginConfig load_config() {
-  ParsedConfig parsed = easypp::plugin::parse_scheduler_parameters(slurm_conf.sched_params);
+  ParsedConfig parsed = parse_scheduler_parameters(slurm_conf.sched_params);
   for (const std::string& w : parsed.warnings) error("sched/easypp: %s", w.c_str());
   return parsed.config;
 }
 
 void set_paths(State& s) {
   const std::string dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
-  s.state_path = dir + "/" + easypp::plugin::kStateFileName;
-  s.status_path = dir + "/" + easypp::plugin::kStatusFileName;
+  s.state_path = dir + "/" + kStateFileName;
+  s.status_path = dir + "/" + kStatusFileName;
 }
 
 PluginConfig current_config(State& s) {
@@ -125,35 +148,35 @@ void load_history(State& s) {
          s.state_path.c_str());
     return;
   }
-  easypp::plugin::SavedState saved;
+  SavedState saved;
   std::string err;
-  if (!easypp::plugin::load_state(s.state_path, &saved, &err)) {
+  if (!load_state(s.state_path, &saved, &err)) {
     const std::string bad = s.state_path + ".bad";
     const bool kept = std::rename(s.state_path.c_str(), bad.c_str()) == 0;
     error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s",
           err.c_str(), kept ? " (the file is kept as " : "", kept ? (bad + ")").c_str() : "");
     return;
   }
-  s.tracker.restore_history(saved.rings);
-  s.tracker.set_learned_total(saved.learned_jobs);
+  s.book.restore_history(saved.rings, time(nullptr));
+  s.book.set_learned_total(saved.learned_jobs);
   s.watermark = saved.last_learned_end;
   info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
-       s.tracker.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
+       s.book.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
        s.state_path.c_str());
 }
 
 // rings: the predictor's snapshot when the caller already took one.
 void save_history(State& s, const PluginConfig& cfg,
-                  const std::vector<easypp::Predictor::Ring>* rings = nullptr) {
-  if (!cfg.state || !s.tracker.dirty()) return;
-  easypp::plugin::SavedState saved;
+                  const std::vector<Predictor::Ring>* rings = nullptr) {
+  if (!cfg.state || !s.book.history_changed()) return;
+  SavedState saved;
   saved.last_learned_end = s.watermark;
-  saved.learned_jobs = s.tracker.learned_total();
+  saved.learned_jobs = s.book.learned_total();
   saved.window = cfg.sched.predictor.window;
-  saved.rings = rings ? *rings : s.tracker.predictor().snapshot();
+  saved.rings = rings ? *rings : s.book.predictor().snapshot();
   std::string err;
-  if (easypp::plugin::save_state(s.state_path, saved, &err)) {
-    s.tracker.clear_dirty();
+  if (save_state(s.state_path, saved, &err)) {
+    s.book.clear_history_changed();
     if (!s.last_state_error.empty()) info("sched/easypp: state file written again");
     s.last_state_error.clear();
   } else if (err != s.last_state_error) {
@@ -162,11 +185,14 @@ void save_history(State& s, const PluginConfig& cfg,
   }
 }
 
+// The kill time in seconds (at least 1): the time limit, else the
+// partition's maximum, else a year.
 Time estimate_of(const job_record_t* job, const part_record_t* part) {
-  if (job->time_limit != NO_VAL && job->time_limit != INFINITE) return Time(job->time_limit) * 60;
+  if (job->time_limit != NO_VAL && job->time_limit != INFINITE)
+    return std::max<Time>(Time(job->time_limit) * 60, 1);
   if (part == nullptr) part = job->part_ptr;
   if (part != nullptr && part->max_time != NO_VAL && part->max_time != INFINITE)
-    return Time(part->max_time) * 60;
+    return std::max<Time>(Time(part->max_time) * 60, 1);
   return kUnlimitedEstimate;
 }
 
@@ -187,21 +213,16 @@ time_t wall_seconds() {
 // put the true values back by then).
 class CycleLocks {
  public:
-  CycleLocks() { easypp_slurm_lock(); }
+  explicit CycleLocks(Ledger& l) : ledger_(l) { easypp_slurm_lock(); }
   ~CycleLocks() {
-    easypp::plugin::assert_no_planning_values("unlocking");
+    assert_no_planning_values(ledger_, "unlocking");
     easypp_slurm_unlock();
   }
   CycleLocks(const CycleLocks&) = delete;
   CycleLocks& operator=(const CycleLocks&) = delete;
-};
 
-struct PartQueue {
-  part_record_t* part = nullptr;
-  std::string name;
-  std::vector<std::uint32_t> order;      // Slurm's order, EASY++ candidates
-  std::vector<std::uint32_t> resv_jobs;  // in advanced reservations: start now only
-  std::map<std::uint32_t, QueuedJob> jobs;
+ private:
+  Ledger& ledger_;
 };
 
 std::string user_name(const job_record_t* job) {
@@ -210,320 +231,331 @@ std::string user_name(const job_record_t* job) {
   return n ? n : std::to_string(job->user_id);
 }
 
-void run_cycle(State& s, const std::string& trigger) {
-  const std::int64_t t0 = easypp::plugin::steady_usec();
-  CycleStats st;
-  st.trigger = trigger;
-  std::vector<easypp::plugin::CorrectionEvent> corrections;
-  easypp::plugin::Status status;
-  PluginConfig cfg;
-  std::map<std::uint32_t, PlannedStart> planned;
-  Time retry_at = 0;  // a start waits for completing nodes, or the pass was cut short
-  std::uint32_t het_started = 0, het_undone = 0;  // heterogeneous jobs started / undone
+// --- 1. settings ------------------------------------------------------------------
+
+void reload_settings(State& s) {
+  if (!s.reload.exchange(false)) return;
+  const PluginConfig c = load_config();
+  std::string before;
   {
-    CycleLocks locks;
-    if (s.reload.exchange(false)) {
-      const PluginConfig c = load_config();
-      std::string before;
-      {
-        std::lock_guard<std::mutex> g(s.mu);
-        before = s.config.describe();
-        s.config = c;
+    std::lock_guard<std::mutex> g(s.mu);
+    before = s.config.describe();
+    s.config = c;
+  }
+  set_paths(s);
+  s.book.configure(c.sched);
+  if (c.describe() != before)
+    info("sched/easypp: reconfigured (%s)", c.describe().c_str());
+  else
+    debug("sched/easypp: configuration reread, unchanged (%s)", c.describe().c_str());
+}
+
+// --- 2. the job list into the book --------------------------------------------------
+
+JobFacts facts_of(const job_record_t* job) {
+  JobFacts f;
+  f.id = job->job_id;
+  f.user = job->user_id;
+  f.estimate = estimate_of(job, nullptr);
+  if (IS_JOB_PENDING(job)) {
+    f.state = JobFacts::State::Pending;
+  } else if (is_active(job)) {
+    f.state = JobFacts::State::Running;
+    f.start = job->start_time + job->tot_sus_time;
+  } else if (IS_JOB_FINISHED(job)) {
+    f.state = JobFacts::State::Finished;
+    f.end = job->end_time;
+    f.runtime = job->end_time - job->start_time - job->tot_sus_time;
+    // A job cancelled while pending has start_time == end_time and no nodes.
+    f.had_allocation = job->start_time > 0 && job->end_time > job->start_time &&
+                       (job->nodes != nullptr || job->node_bitmap != nullptr);
+    f.het_component = job->het_job_id != 0 && job->het_job_id != job->job_id;
+  }
+  return f;
+}
+
+void scan_jobs(State& s, time_t now, CycleStats* st) {
+  JobScan scan(s.book, now, s.watermark);
+  ListIterator it = list_iterator_create(job_list);
+  job_record_t* job;
+  while ((job = static_cast<job_record_t*>(list_next(it)))) scan.observe(facts_of(job));
+  list_iterator_destroy(it);
+  s.watermark = scan.finish();
+  if (scan.forgotten() > 0)
+    debug("sched/easypp: %zu job(s) gone from the job list forgotten", scan.forgotten());
+  st->running = scan.running();
+  st->learned = scan.learned();
+  st->corrections = s.book.correct_expired(now);
+}
+
+// --- 3. the queue ------------------------------------------------------------------
+
+struct PartQueue {
+  SlurmPartition part;
+  std::vector<std::uint32_t> order;      // Slurm's order, EASY++ candidates
+  std::vector<std::uint32_t> resv_jobs;  // in advanced reservations: start now only
+  QueueMap jobs;
+};
+
+struct Queues {
+  std::deque<PartQueue> parts;  // stable: each SlurmPartition points to its map
+  std::set<std::uint32_t> het_jobs;      // every het job with a component in the queue
+  std::vector<std::uint32_t> het_order;  // leaders, in Slurm's order
+  std::map<std::uint32_t, HetCandidate::Component> het_components;  // by job id
+};
+
+// build_job_queue(true, ...) clears the pending jobs' start times: show last
+// cycle's planned starts until this cycle's passes replace them.
+void show_last_planned(const State& s) {
+  for (const auto& kv : s.planned) {
+    job_record_t* job = find_job_record(kv.first);
+    if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
+    job->start_time = kv.second.start;
+    if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
+      job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+  }
+}
+
+// Can this queue record be an EASY++ candidate (or a het component)?
+bool schedulable(const job_queue_rec_t* rec, time_t now) {
+  const job_record_t* job = rec->job_ptr;
+  const part_record_t* part = rec->part_ptr;
+  if (job == nullptr || part == nullptr || part->name == nullptr) return false;
+  if (!IS_JOB_PENDING(job) || job->priority == 0 || job->details == nullptr) return false;
+  // Magnetic reservations and multi-reservation requests: main scheduler.
+  if (rec->resv_ptr != nullptr || job->resv_list != nullptr) return false;
+  if (job->burst_buffer != nullptr) return false;  // stage-in: main scheduler
+  if (job->preempt_in_progress) return false;
+  if (!(part->state_up & PARTITION_SCHED) || part->node_bitmap == nullptr) return false;
+  // Blocked by QOS/association limits, or licenses unavailable now: not
+  // startable, so never the head (sched/backfill skips them too).
+  if (!acct_policy_job_runnable_pre_select(const_cast<job_record_t*>(job), false)) return false;
+  return job->license_list == nullptr ||
+         license_job_test(const_cast<job_record_t*>(job), now, true) == SLURM_SUCCESS;
+}
+
+// Waiting since it became eligible (begin_time; Slurm sets it then), for the
+// starvation guard (easypp_safe_after).
+Time waiting_since(const job_record_t* job) {
+  return job->details->begin_time ? job->details->begin_time : job->details->submit_time;
+}
+
+void queue_record(State& s, job_queue_rec_t* rec, time_t now, Queues* q,
+                  std::map<std::string, std::size_t>* index) {
+  job_record_t* job = rec->job_ptr;
+  part_record_t* part = rec->part_ptr;
+  if (job->het_job_id != 0) {
+    // Never in an EASY++ pass (never the head, never reserved for): started
+    // after the passes when all its components fit now.
+    HetCandidate::Component& hc = q->het_components[job->job_id];
+    if (hc.job_id == 0) {
+      hc.job_id = job->job_id;
+      if (job->het_job_id == job->job_id) q->het_order.push_back(job->job_id);
+      s.book.observe_waiting(job->job_id, job->user_id, estimate_of(job, part), waiting_since(job),
+                             now);
+    }
+    hc.parts.emplace_back(part, rec->priority);
+    return;
+  }
+  auto pi = index->find(part->name);
+  if (pi == index->end()) {
+    pi = index->emplace(part->name, q->parts.size()).first;
+    q->parts.emplace_back();
+    PartQueue& pq = q->parts.back();
+    pq.part = SlurmPartition{part, part->name, &pq.jobs};
+  }
+  PartQueue& pq = q->parts[pi->second];
+  if (pq.jobs.count(job->job_id)) return;
+  const Time since = waiting_since(job);
+  s.book.observe_waiting(job->job_id, job->user_id, estimate_of(job, part), since, now);
+  pq.jobs[job->job_id] =
+      QueuedJob{job->job_id, rec->priority, std::int64_t(job->details->min_cpus), since};
+  if (job->resv_ptr != nullptr || job->resv_name != nullptr)
+    pq.resv_jobs.push_back(job->job_id);
+  else
+    pq.order.push_back(job->job_id);
+}
+
+// Announce each pending het job once.
+void note_het_jobs(State& s, const Queues& q) {
+  for (auto it = s.het_seen.begin(); it != s.het_seen.end();)
+    it = q.het_jobs.count(*it) ? std::next(it) : s.het_seen.erase(it);
+  for (std::uint32_t h : q.het_jobs) {
+    if (s.het_seen.insert(h).second)
+      debug("sched/easypp: heterogeneous JobId=%u pending: started when all its components "
+            "fit now, never reserved for",
+            h);
+  }
+}
+
+Queues build_queues(State& s, time_t now) {
+  struct QueueList {  // the queue is freed on every path, exceptions included
+    List l;
+    ~QueueList() { FREE_NULL_LIST(l); }
+  } queue{build_job_queue(true, true)};
+  sort_job_queue(queue.l);
+  show_last_planned(s);
+  Queues q;
+  std::map<std::string, std::size_t> index;
+  ListIterator it = list_iterator_create(queue.l);
+  job_queue_rec_t* rec;
+  while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
+    if (rec->job_ptr != nullptr && rec->job_ptr->het_job_id != 0 && IS_JOB_PENDING(rec->job_ptr))
+      q.het_jobs.insert(rec->job_ptr->het_job_id);
+    if (schedulable(rec, now)) queue_record(s, rec, now, &q, &index);
+  }
+  list_iterator_destroy(it);
+  note_het_jobs(s, q);
+  return q;
+}
+
+// --- 4. the passes -----------------------------------------------------------------
+
+// One partition: its jobs in advanced reservations (started when they fit,
+// never the head), then the EASY++ pass. True if the pass got through.
+bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* st) {
+  SlurmAdapter adapter(cluster, env.plan, env.book, pq.part);
+  for (std::uint32_t id : pq.resv_jobs) {
+    if (env.tested >= std::uint32_t(env.cfg.max_job_test)) break;
+    adapter.try_start_now(id);
+  }
+  if (pq.order.empty()) return true;
+  WaitQueue q(env.cfg.sched.policy.backfill);
+  std::int64_t rank = 0;
+  for (std::uint32_t id : pq.order) {
+    const QueuedJob& qj = pq.jobs[id];
+    const JobPlan* p = env.book.find(id);
+    if (p == nullptr) continue;
+    q.push(id, QueueKey{rank++, 0}, p->prediction, p->estimate, qj.width, qj.since);
+  }
+  const PassResult r = schedule_pass(Time(env.now), q, adapter, env.cfg.sched.policy);
+  if (r.head_reserved && adapter.reservation() != nullptr)
+    adapter.reservation()->guarded = r.starving_head;
+  st->reservations += r.reservations;
+  return !r.interrupted && !env.interrupted;
+}
+
+// Passes in Slurm's partition order; returns the partitions whose pass got
+// as far as a reservation (their planned starts are current).
+std::set<std::string> run_passes(CycleEnv& env, SlurmCluster& cluster, Queues& q, CycleStats* st) {
+  cluster.idle_cpus(&env.plan.idle);
+  env.swap.apply(env.now);
+  std::set<std::string> finished;
+  for (PartQueue& pq : q.parts) {
+    st->pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size());
+    ++st->partitions;
+    if (env.interrupted) continue;
+    if (run_pass(env, cluster, pq, st)) finished.insert(pq.part.name);
+  }
+  return finished;
+}
+
+// After the passes, so that a het job (which has no reservation) is a
+// backfill candidate like any other: it can only use what this cycle's heads
+// leave, and never delays one of them. In Slurm's order among themselves.
+// Not when a pass was cut short: the reservations are then incomplete (the
+// next cycle comes at once after a state change).
+void start_het_jobs(CycleEnv& env, SlurmCluster& cluster, const Queues& q) {
+  for (std::uint32_t hid : q.het_order) {
+    if (env.interrupted) break;
+    job_record_t* leader = find_job_record(hid);
+    if (leader == nullptr || !IS_JOB_PENDING(leader) || leader->het_job_list == nullptr) continue;
+    HetCandidate h;
+    h.het_job_id = hid;
+    bool runnable = true;
+    ListIterator it = list_iterator_create(leader->het_job_list);
+    job_record_t* comp;
+    while ((comp = static_cast<job_record_t*>(list_next(it)))) {
+      if (comp->het_job_id != hid) {  // a damaged list: leave the job alone
+        runnable = false;
+        break;
       }
-      set_paths(s);
-      s.tracker.configure(c.sched);
-      if (c.describe() != before)
-        info("sched/easypp: reconfigured (%s)", c.describe().c_str());
-      else
-        debug("sched/easypp: configuration reread, unchanged (%s)", c.describe().c_str());
-    }
-    cfg = current_config(s);
-    const time_t now = wall_seconds();
-    const std::uint64_t cycle = ++s.cycles;
-    st.time = now;
-
-    // --- 2. finished, running and pending jobs -----------------------------------
-    {
-      ListIterator it = list_iterator_create(job_list);
-      job_record_t* job;
-      while ((job = static_cast<job_record_t*>(list_next(it)))) {
-        if (IS_JOB_PENDING(job)) {
-          s.tracker.touch(job->job_id, cycle);
-          continue;
-        }
-        if (is_active(job)) {
-          ++st.running;
-          s.tracker.running(job->job_id, job->user_id, estimate_of(job, nullptr),
-                            job->start_time + job->tot_sus_time, cycle);
-          continue;
-        }
-        if (!IS_JOB_FINISHED(job)) continue;
-        const Time end = job->end_time;
-        if (end <= s.watermark) continue;
-        if (end >= now) {  // finished during this second: learned next cycle
-          s.tracker.touch(job->job_id, cycle);
-          continue;
-        }
-        // Learn each job once: it ran (the plugin saw it running, or it has
-        // an allocation and a positive run time); a job cancelled while
-        // pending has start_time == end_time and no allocation.
-        const bool ran = s.tracker.seen_running(job->job_id) ||
-                         (job->start_time > 0 && end > job->start_time &&
-                          (job->nodes != nullptr || job->node_bitmap != nullptr));
-        // A heterogeneous job is one run of its user: learned from its
-        // leader only (the components end together; learning each would put
-        // the same runtime into the history several times).
-        const bool het_component = job->het_job_id != 0 && job->het_job_id != job->job_id;
-        if (ran && !het_component) {
-          const Time runtime = end - job->start_time - job->tot_sus_time;
-          if (s.tracker.learn(job->job_id, job->user_id, runtime, estimate_of(job, nullptr)))
-            ++st.learned;
-        } else {
-          s.tracker.forget(job->job_id);
-        }
+      if (!IS_JOB_PENDING(comp)) continue;  // as backfill: only pending ones start
+      auto c = q.het_components.find(comp->job_id);
+      const JobPlan* p = env.book.find(comp->job_id);
+      if (c == q.het_components.end() || c->second.parts.empty() || p == nullptr) {
+        runnable = false;  // a component cannot start now (held, limits, begin time...)
+        break;
       }
-      list_iterator_destroy(it);
-      if (now - 1 > s.watermark) s.watermark = now - 1;
+      h.components.push_back(c->second);
+      h.prediction = std::max(h.prediction, p->prediction);
+      h.estimate = std::max(h.estimate, p->estimate);
     }
-    st.corrections = s.tracker.correct_expired(now, &corrections);
-    for (const auto& c : corrections)
-      info("sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)", c.job_id,
-           long(c.old_prediction), long(c.new_prediction), c.count);
+    list_iterator_destroy(it);
+    if (!runnable || h.components.empty()) continue;
+    if (!cycle_may_continue(env)) break;  // budget, yield
+    if (start_het_job(env, cluster, h) == HetStart::kNoFit)
+      debug2("sched/easypp: heterogeneous JobId=%u: not every component fits now", hid);
+  }
+}
 
-    // --- 3./4. plan ------------------------------------------------------------------
-    EndTimeSwap swap(s.tracker);
-    CycleEnv env(cfg, s.tracker, swap);
-    env.now = now;
-    env.cycle = cycle;
-    env.started_usec = t0;
-    env.locked_usec = easypp::plugin::steady_usec();
+// --- 5. planned starts and status ------------------------------------------------------
 
-    struct QueueList {  // the queue is freed on every path, exceptions included
-      List l;
-      ~QueueList() { FREE_NULL_LIST(l); }
-    } queue{build_job_queue(true, true)};
-    List job_queue = queue.l;
-    sort_job_queue(job_queue);
-    // build_job_queue(true, ...) cleared the pending jobs' start times: show
-    // last cycle's planned starts until this cycle's passes replace them.
-    for (const auto& kv : s.planned) {
-      job_record_t* job = find_job_record(kv.first);
-      if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
-      job->start_time = kv.second.start;
-      if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
-        job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+// Planned starts of last cycle's heads that are heads no more are cleared
+// (kept when their partition's pass did not get that far); new or moved
+// reservations are logged.
+void publish_planned(State& s, CycleEnv& env, const std::set<std::string>& finished) {
+  for (const auto& kv : s.planned) {
+    if (env.planned.count(kv.first)) continue;
+    job_record_t* job = find_job_record(kv.first);
+    if (job == nullptr || !IS_JOB_PENDING(job)) continue;
+    if (finished.count(kv.second.partition) == 0) {
+      env.planned[kv.first] = kv.second;  // pass did not get there: keep showing it
+      continue;
     }
+    if (job->start_time == kv.second.start) job->start_time = 0;
+    xfree(job->sched_nodes);
+  }
+  for (const auto& kv : env.planned) {
+    auto old = s.planned.find(kv.first);
+    if (old == s.planned.end() || old->second.start != kv.second.start ||
+        old->second.nodes != kv.second.nodes)
+      info("sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) nodes=%s",
+           kv.first, kv.second.partition.c_str(), long(kv.second.start),
+           long(kv.second.start - env.now), kv.second.nodes.c_str());
+  }
+  s.planned = env.planned;
+}
 
-    std::vector<PartQueue> parts;
-    std::set<std::uint32_t> het_jobs;  // every het job with a component in the queue
-    std::vector<std::uint32_t> het_order;  // leaders, in Slurm's order
-    std::map<std::uint32_t, HetCandidate::Component> het_components;  // by job id
-    {
-      std::map<std::string, std::size_t> index;
-      ListIterator it = list_iterator_create(job_queue);
-      job_queue_rec_t* rec;
-      while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
-        job_record_t* job = rec->job_ptr;
-        part_record_t* part = rec->part_ptr;
-        if (job == nullptr || part == nullptr || part->name == nullptr) continue;
-        if (!IS_JOB_PENDING(job) || job->priority == 0 || job->details == nullptr) continue;
-        if (job->het_job_id != 0) het_jobs.insert(job->het_job_id);
-        // Magnetic reservations and multi-reservation requests: main scheduler.
-        if (rec->resv_ptr != nullptr || job->resv_list != nullptr) continue;
-        if (job->burst_buffer != nullptr) continue;  // stage-in: main scheduler
-        if (job->preempt_in_progress) continue;
-        if (!(part->state_up & PARTITION_SCHED) || part->node_bitmap == nullptr) continue;
-        // Blocked by QOS/association limits, or licenses unavailable now: not
-        // startable, so never the head (sched/backfill skips them too).
-        if (!acct_policy_job_runnable_pre_select(job, false)) continue;
-        if (job->license_list != nullptr && license_job_test(job, now, true) != SLURM_SUCCESS)
-          continue;
-        if (job->het_job_id != 0) {
-          // Never in an EASY++ pass (never the head, never reserved for):
-          // started after the passes when all its components fit now.
-          HetCandidate::Component& hc = het_components[job->job_id];
-          if (hc.job_id == 0) {
-            hc.job_id = job->job_id;
-            if (job->het_job_id == job->job_id) het_order.push_back(job->job_id);
-            s.tracker.pending(job->job_id, job->user_id, estimate_of(job, part), cycle);
-          }
-          hc.parts.emplace_back(part, rec->priority);
-          continue;
-        }
-        auto pi = index.find(part->name);
-        if (pi == index.end()) {
-          pi = index.emplace(part->name, parts.size()).first;
-          parts.emplace_back();
-          parts.back().part = part;
-          parts.back().name = part->name;
-        }
-        PartQueue& pq = parts[pi->second];
-        if (pq.jobs.count(job->job_id)) continue;
-        const easypp::plugin::TrackedJob& tj =
-            s.tracker.pending(job->job_id, job->user_id, estimate_of(job, part), cycle);
-        // Waiting since it became eligible (begin_time; Slurm sets it then),
-        // for the starvation guard (easypp_safe_after).
-        const Time since = job->details->begin_time ? job->details->begin_time
-                                                    : job->details->submit_time;
-        pq.jobs[job->job_id] = QueuedJob{job->job_id, rec->priority, tj.prediction, tj.estimate,
-                                         std::int64_t(job->details->min_cpus), since};
-        if (job->resv_ptr != nullptr || job->resv_name != nullptr)
-          pq.resv_jobs.push_back(job->job_id);
-        else
-          pq.order.push_back(job->job_id);
-      }
-      list_iterator_destroy(it);
+JobStatus status_of(const JobPlan& t, const job_record_t* job, const CycleEnv& env) {
+  JobStatus js;
+  js.job_id = t.handle;
+  if (job->array_task_id != NO_VAL)
+    js.array = std::to_string(job->array_job_id) + "_" + std::to_string(job->array_task_id);
+  js.user = job->user_id;
+  js.user_name = user_name(job);
+  js.partition = job->part_ptr && job->part_ptr->name ? job->part_ptr->name : "";
+  js.state = IS_JOB_PENDING(job) ? "PENDING" : (IS_JOB_SUSPENDED(job) ? "SUSPENDED" : "RUNNING");
+  js.submit = job->details ? job->details->submit_time : 0;
+  js.estimate = t.estimate;
+  js.prediction = t.prediction;
+  js.corrections = t.corr.count;
+  js.from_history = t.from_history;
+  if (IS_JOB_PENDING(job)) {
+    auto p = env.planned.find(t.handle);
+    if (p != env.planned.end()) {
+      js.start = p->second.start;
+      js.reserved = true;
     }
-    FREE_NULL_LIST(queue.l);
-    for (auto it = s.het_seen.begin(); it != s.het_seen.end();)
-      it = het_jobs.count(*it) ? std::next(it) : s.het_seen.erase(it);
-    for (std::uint32_t h : het_jobs) {
-      if (s.het_seen.insert(h).second)
-        debug("sched/easypp: heterogeneous JobId=%u pending: started when all its components "
-              "fit now, never reserved for",
-              h);
-    }
+  } else {
+    js.start = job->start_time;
+  }
+  return js;
+}
 
-    env.compute_idle();
-    swap.apply(now);
-    std::set<std::string> finished_parts;  // passes that got as far as a reservation
-    for (PartQueue& pq : parts) {
-      st.pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size());
-      ++st.partitions;
-      if (env.interrupted) continue;
-      SlurmAdapter adapter(env, pq.part, pq.jobs);
-      // Jobs in advanced reservations: started when they fit, never the head.
-      for (std::uint32_t id : pq.resv_jobs) {
-        if (env.tested >= std::uint32_t(cfg.max_job_test)) break;
-        const QueuedJob& q = pq.jobs[id];
-        adapter.try_start_now(id, now + (cfg.sched.policy.safe ? q.estimate : q.prediction));
-      }
-      if (pq.order.empty()) {
-        finished_parts.insert(pq.name);
-        continue;
-      }
-      easypp::WaitQueue q(cfg.sched.policy.backfill);
-      std::int64_t rank = 0;
-      for (std::uint32_t id : pq.order) {
-        const QueuedJob& qj = pq.jobs[id];
-        q.push(id, easypp::QueueKey{rank++, 0}, qj.prediction, qj.estimate, qj.width, qj.since);
-      }
-      const easypp::PassResult r = easypp::schedule_pass(Time(now), q, adapter, cfg.sched.policy);
-      st.reservations += r.reservations;
-      if (!r.interrupted && !env.interrupted) finished_parts.insert(pq.name);
-    }
+void collect_status(const CycleEnv& env, Status* status) {
+  status->jobs.reserve(env.book.size());
+  env.book.for_each([&](const JobPlan& t) {
+    const job_record_t* job = find_job_record(t.handle);
+    if (job == nullptr || !(IS_JOB_PENDING(job) || is_active(job))) return;
+    status->jobs.push_back(status_of(t, job, env));
+  });
+}
 
-    // --- heterogeneous jobs ----------------------------------------------------------
-    // After the passes, so that a het job (which has no reservation) is a
-    // backfill candidate like any other: it can only use what this cycle's
-    // heads leave, and never delays one of them (it keeps off their reserved
-    // nodes unless it ends before their shadow). In Slurm's order among
-    // themselves. Not when a pass was cut short: the reservations are then
-    // incomplete (the next cycle comes at once after a state change).
-    for (std::uint32_t hid : het_order) {
-      if (env.interrupted) break;
-      job_record_t* leader = find_job_record(hid);
-      if (leader == nullptr || !IS_JOB_PENDING(leader) || leader->het_job_list == nullptr)
-        continue;
-      HetCandidate h;
-      h.het_job_id = hid;
-      bool runnable = true;
-      ListIterator it = list_iterator_create(leader->het_job_list);
-      job_record_t* comp;
-      while ((comp = static_cast<job_record_t*>(list_next(it)))) {
-        if (comp->het_job_id != hid) {  // a damaged list: leave the job alone
-          runnable = false;
-          break;
-        }
-        if (!IS_JOB_PENDING(comp)) continue;  // as backfill: only pending ones start
-        auto c = het_components.find(comp->job_id);
-        const easypp::plugin::TrackedJob* tj = s.tracker.find(comp->job_id);
-        if (c == het_components.end() || c->second.parts.empty() || tj == nullptr) {
-          runnable = false;  // a component cannot start now (held, limits, begin time...)
-          break;
-        }
-        h.components.push_back(c->second);
-        h.prediction = std::max(h.prediction, tj->prediction);
-        h.estimate = std::max(h.estimate, tj->estimate);
-      }
-      list_iterator_destroy(it);
-      if (!runnable || h.components.empty()) continue;
-      if (!easypp::plugin::cycle_may_continue(env)) break;  // budget, yield
-      const HetStart r = easypp::plugin::start_het_job(env, h);
-      if (r == HetStart::kNoFit)
-        debug2("sched/easypp: heterogeneous JobId=%u: not every component fits now", hid);
-    }
+// --- after unlocking -----------------------------------------------------------------
 
-    st.tested = env.tested;
-    st.started_in_order = env.started_in_order;
-    st.started_backfill = env.started_backfill;
-    st.yields = env.yields;
-    st.interrupted = env.interrupted;
-    het_started = env.het_started;
-    het_undone = env.het_undone;
-
-    // Planned starts of last cycle's heads that are heads no more.
-    for (const auto& kv : s.planned) {
-      if (env.planned.count(kv.first)) continue;
-      job_record_t* job = find_job_record(kv.first);
-      if (job == nullptr || !IS_JOB_PENDING(job)) continue;
-      if (finished_parts.count(kv.second.partition) == 0) {
-        env.planned[kv.first] = kv.second;  // pass did not get there: keep showing it
-        continue;
-      }
-      if (job->start_time == kv.second.start) job->start_time = 0;
-      xfree(job->sched_nodes);
-    }
-    for (const auto& kv : env.planned) {
-      auto old = s.planned.find(kv.first);
-      if (old == s.planned.end() || old->second.start != kv.second.start ||
-          old->second.nodes != kv.second.nodes)
-        info("sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) nodes=%s",
-             kv.first, kv.second.partition.c_str(), long(kv.second.start),
-             long(kv.second.start - now), kv.second.nodes.c_str());
-    }
-    planned = env.planned;
-    s.planned = env.planned;
-    if (env.retry_soon || (env.interrupted && env.interrupt_reason != "max_job_test" &&
-                           env.interrupt_reason != "max_time"))
-      retry_at = now + 1;
-
-    // --- 5. status, collected under the lock ---------------------------------------
-    status.jobs.reserve(s.tracker.jobs().size());
-    for (const auto& kv : s.tracker.jobs()) {
-      const easypp::plugin::TrackedJob& t = kv.second;
-      job_record_t* job = find_job_record(t.job_id);
-      if (job == nullptr || !(IS_JOB_PENDING(job) || is_active(job))) continue;
-      easypp::plugin::JobStatus js;
-      js.job_id = t.job_id;
-      if (job->array_task_id != NO_VAL)
-        js.array = std::to_string(job->array_job_id) + "_" + std::to_string(job->array_task_id);
-      js.user = job->user_id;
-      js.user_name = user_name(job);
-      js.partition = job->part_ptr && job->part_ptr->name ? job->part_ptr->name : "";
-      js.state = IS_JOB_PENDING(job) ? "PENDING" : (IS_JOB_SUSPENDED(job) ? "SUSPENDED" : "RUNNING");
-      js.submit = job->details ? job->details->submit_time : 0;
-      js.estimate = t.estimate;
-      js.prediction = t.prediction;
-      js.corrections = t.corr.count;
-      js.from_history = t.from_history;
-      if (IS_JOB_PENDING(job)) {
-        auto p = env.planned.find(t.job_id);
-        if (p != env.planned.end()) {
-          js.start = p->second.start;
-          js.reserved = true;
-        }
-      } else {
-        js.start = job->start_time;
-      }
-      status.jobs.push_back(std::move(js));
-    }
-    swap.restore();
-  }  // true end_times back (swap), checked, unlocked (locks)
-
-  // --- after unlocking: files, statistics, next wake-up ------------------------------
-  st.seconds = double(easypp::plugin::steady_usec() - t0) / 1e6;
-  easypp::plugin::Totals& tot = s.totals;
+void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status* status) {
+  Totals& tot = s.totals;
   ++tot.cycles;
   tot.tested += st.tested;
   tot.started_in_order += st.started_in_order;
@@ -533,29 +565,32 @@ void run_cycle(State& s, const std::string& trigger) {
   tot.seconds += st.seconds;
   if (st.seconds > tot.max_seconds) tot.max_seconds = st.seconds;
 
-  status.history = s.tracker.predictor().snapshot();
-  save_history(s, cfg, &status.history);
-
-  status.version = EASYPP_VERSION;
-  status.slurm_version = SLURM_VERSION_STRING;
-  status.written = time(nullptr);
-  status.settings = cfg.describe();
-  status.state_file = cfg.state ? s.state_path : std::string();
-  status.last = st;
-  status.totals = tot;
+  status->history = s.book.predictor().snapshot();
+  save_history(s, cfg, &status->history);
+  status->version = EASYPP_VERSION;
+  status->slurm_version = SLURM_VERSION_STRING;
+  status->written = time(nullptr);
+  status->settings = cfg.settings();
+  status->state_file = cfg.state ? s.state_path : std::string();
+  status->last = st;
+  status->totals = tot;
   std::string err;
-  if (!easypp::plugin::write_status(s.status_path, status, &err)) {
-    if (err != s.last_status_error) error("sched/easypp: cannot write the status file: %s", err.c_str());
+  if (!write_status(s.status_path, *status, &err)) {
+    if (err != s.last_status_error)
+      error("sched/easypp: cannot write the status file: %s", err.c_str());
     s.last_status_error = err;
   } else {
     s.last_status_error.clear();
   }
+}
 
-  const time_t tnow = wall_seconds();
-  Time next = tnow + cfg.interval;
+// The next wake-up: the periodic cycle, the next correction (which may be
+// due already: run at once), or a retry.
+void schedule_next(State& s, const PluginConfig& cfg, Time retry_at) {
+  Time next = wall_seconds() + cfg.interval;
   std::string why = "interval";
-  std::uint32_t jid = 0;
-  const Time expiry = s.tracker.next_expiry(&jid);  // may be due already: run at once
+  JobHandle jid = 0;
+  const Time expiry = s.book.next_expiry(&jid);
   if (expiry < kNever && expiry < next) {
     next = expiry;
     why = "correction";
@@ -567,14 +602,62 @@ void run_cycle(State& s, const std::string& trigger) {
   s.next_wake = next;
   s.next_trigger = why;
   s.next_job = why == "correction" ? jid : 0;
+}
 
+// --- the cycle ---------------------------------------------------------------------------
+
+// Phases 1-5 under the locks; the statistics of the cycle in *st, the status
+// snapshot in *status. Returns when to retry (0: no retry needed).
+Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status) {
+  CycleLocks locks(s.ledger);
+  reload_settings(s);
+  *cfg = current_config(s);
+  const time_t now = wall_seconds();
+  ++s.cycles;
+  st->time = now;
+  scan_jobs(s, now, st);
+
+  SlurmSwap swap(s.ledger, s.book);
+  CycleEnv env(*cfg, s.book, s.ledger, swap);
+  env.now = now;
+  env.started_usec = t0;
+  env.locked_usec = steady_usec();
+  SlurmCluster cluster(env);
+  Queues q = build_queues(s, now);
+  const std::set<std::string> finished = run_passes(env, cluster, q, st);
+  start_het_jobs(env, cluster, q);
+
+  st->tested = env.tested;
+  st->started_in_order = env.started_in_order;
+  st->started_backfill = env.started_backfill;
+  st->yields = env.yields;
+  st->interrupted = env.interrupted;
+  st->het_started = env.het_started;
+  st->het_undone = env.het_undone;
+  publish_planned(s, env, finished);
+  collect_status(env, status);
+  swap.restore();
+  const bool budget = env.interrupt_reason == "max_job_test" || env.interrupt_reason == "max_time";
+  return env.plan.retry_soon || (env.interrupted && !budget) ? now + 1 : 0;
+}  // true end_times back (swap), checked, unlocked (locks)
+
+void run_cycle(State& s, const std::string& trigger) {
+  const std::int64_t t0 = steady_usec();
+  CycleStats st;
+  st.trigger = trigger;
+  Status status;
+  PluginConfig cfg;
+  const Time retry_at = locked_phases(s, t0, &cfg, &st, &status);
+  st.seconds = double(steady_usec() - t0) / 1e6;
+  write_files(s, cfg, st, &status);
+  schedule_next(s, cfg, retry_at);
   debug("sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
         "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
         "yields=%u time=%ldus%s",
         st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
-        st.started_in_order + st.started_backfill, st.started_backfill, het_started, het_undone,
-        st.reservations, st.corrections, st.learned, st.yields, long(st.seconds * 1e6),
-        st.interrupted ? " (interrupted)" : "");
+        st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
+        st.het_undone, st.reservations, st.corrections, st.learned, st.yields,
+        long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
@@ -588,10 +671,10 @@ extern "C" int easypp_core_init(char* desc, size_t desc_len) {
       std::lock_guard<std::mutex> g(s.mu);
       s.config = c;
     }
-    s.tracker.configure(c.sched);
+    s.book.configure(c.sched);
     set_paths(s);
     if (c.state) load_history(s);
-    if (easypp::plugin::het_fault_injection())
+    if (het_fault_injection())
       info("sched/easypp: debug: EASYPP_DEBUG_HET_FAIL is set: the last component of every "
            "heterogeneous job will fail to start (tests the undo of partial starts)");
     s.next_wake = time(nullptr) + 1;

@@ -6,7 +6,6 @@
 // Exit status: 0 success, 1 a missing or corrupt file, 2 a usage error. Every
 // error is one line on standard error starting with "easypp-ctl: ".
 #include <fcntl.h>
-#include <jansson.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -32,7 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "easypp/predictor.h"
+#include "easypp/prediction_book.h"
+#include "plugin_config.h"
 #include "plugin_state.h"
 #include "text_escape.h"
 
@@ -41,7 +41,6 @@
 #endif
 
 using easypp::Predictor;
-using easypp::PredictorConfig;
 using easypp::Time;
 using easypp::UserId;
 using easypp::plugin::printable;
@@ -249,66 +248,6 @@ std::optional<Time> parse_duration(std::string_view s) {
   }
   if (!any) return std::nullopt;
   return total;
-}
-
-// The settings line: key=value tokens separated by spaces or commas.
-std::map<std::string, std::string> parse_settings(const std::string& line) {
-  std::map<std::string, std::string> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == ',' || line[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != ',' && line[j] != '\t') ++j;
-    const std::string tok = line.substr(i, j - i);
-    i = j;
-    const std::size_t eq = tok.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    std::string key = tok.substr(0, eq);
-    if (key.rfind("easypp_", 0) == 0) key = key.substr(7);
-    out[key] = tok.substr(eq + 1);
-  }
-  return out;
-}
-
-// The predictor the plugin runs, as far as the settings tell. `window` is
-// the state file's if the settings do not say.
-PredictorConfig predictor_config(const std::map<std::string, std::string>& set, int window,
-                                 std::vector<std::string>* notes) {
-  PredictorConfig c;
-  c.window = window;
-  auto get = [&](std::initializer_list<const char*> keys) -> const std::string* {
-    for (const char* k : keys) {
-      auto it = set.find(k);
-      if (it != set.end()) return &it->second;
-    }
-    return nullptr;
-  };
-  if (const std::string* v = get({"window"})) {
-    char* end = nullptr;
-    const long w = std::strtol(v->c_str(), &end, 10);
-    if (end != v->c_str() && *end == '\0' && w >= 1 && w <= PredictorConfig::kMaxWindow)
-      c.window = int(w);
-    else
-      notes->push_back("settings: window='" + *v + "' not understood, using " +
-                       std::to_string(c.window));
-  }
-  if (const std::string* v = get({"metric"})) {
-    if (auto m = easypp::parse_metric(*v)) c.metric = *m;
-    else notes->push_back("settings: metric='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"history_type", "history", "type"})) {
-    if (auto t = easypp::parse_history_type(*v)) c.type = *t;
-    else notes->push_back("settings: history_type='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"fullness"})) {
-    if (auto f = easypp::parse_fullness(*v)) c.fullness = *f;
-    else notes->push_back("settings: fullness='" + *v + "' not understood");
-  }
-  if (const std::string* v = get({"fallback"})) {
-    if (auto f = easypp::parse_fallback(*v)) c.fallback = *f;
-    else notes->push_back("settings: fallback='" + *v + "' not understood");
-  }
-  return c;
 }
 
 // --- StateSaveLocation from scontrol ----------------------------------------------------
@@ -533,27 +472,17 @@ ps::Status read_status_or_die(const std::string& path) {
   return s;
 }
 
-struct JsonDeleter {
-  void operator()(json_t* j) const { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
+// jansson escapes C0 controls but prints DEL and C1 controls raw.
+void print_text(const std::string& json) { std::printf("%s\n", easypp::plugin::json_printable(json).c_str()); }
 
-// The file again, as JSON (already validated by plugin_state).
-JsonPtr load_json(const std::string& path) {
-  json_error_t e;
-  JsonPtr j(json_load_file(path.c_str(), JSON_REJECT_DUPLICATES, &e));
-  if (!j) die(1, path + ": " + e.text);
-  return j;
-}
-
-// JSON_ENSURE_ASCII: jansson escapes C0 controls anyway, but would print C1
-// controls (U+0080..U+009F) and everything else non-ASCII raw.
-void print_json(json_t* j) {
-  char* s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
-                              JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
-  if (!s) die(1, "cannot format JSON");
-  std::printf("%s\n", s);
-  std::free(s);
+// The plugin's settings as the status file carries them, through the
+// plugin's own table (plugin_config.h); keys this easypp-ctl does not know
+// (a newer plugin) are reported once.
+ps::PluginConfig plugin_settings(const ps::Status* st, std::vector<std::string>* notes) {
+  if (st == nullptr) return ps::PluginConfig();
+  ps::ParsedConfig pc = ps::apply_settings(st->settings);
+  for (const std::string& w : pc.warnings) notes->push_back("settings: " + w);
+  return pc.config;
 }
 
 // --- users ------------------------------------------------------------------------
@@ -582,16 +511,14 @@ int cmd_status(const Options& o, const std::string& dir) {
   const std::string path = join_path(dir, ps::kStatusFileName);
   const ps::Status s = read_status_or_die(path);
   if (o.json) {
-    JsonPtr j = load_json(path);
-    json_object_del(j.get(), "history");
-    json_object_del(j.get(), "jobs");
-    print_json(j.get());
+    print_text(ps::status_to_json(s, ps::StatusPart::Summary));
     return 0;
   }
-  const auto set = parse_settings(s.settings);
-  Time interval = 10;
-  if (auto it = set.find("interval"); it != set.end())
-    if (auto d = parse_duration(it->second); d && *d > 0) interval = *d;
+  std::vector<std::string> notes;
+  const ps::PluginConfig cfg = plugin_settings(&s, &notes);
+  for (const std::string& n : notes)
+    std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
+  const Time interval = cfg.interval;
   const Time now = Time(std::time(nullptr));
   const Time age = now - s.written;
   const Time stale_after = std::max<Time>(3 * interval, 300);
@@ -609,7 +536,7 @@ int cmd_status(const Options& o, const std::string& dir) {
               stale ? "  STALE" : "");
   std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : printable(s.version).c_str(),
               s.slurm_version.empty() ? "?" : printable(s.slurm_version).c_str());
-  std::printf("  settings       %s\n", s.settings.empty() ? "(defaults)" : printable(s.settings).c_str());
+  std::printf("  settings       %s\n", cfg.describe().c_str());
   std::printf("  state file     %s\n", s.state_file.empty() ? "-" : printable(s.state_file).c_str());
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
   std::printf("  jobs           %zu pending, %zu running", pending, running);
@@ -664,13 +591,11 @@ int cmd_jobs(const Options& o, const std::string& dir) {
     if (o.user && !(j.user_name == *o.user || (uid && j.user == *uid))) return false;
     return true;
   };
-  if (o.json) {
-    JsonPtr j = load_json(path);
-    json_t* jobs = json_object_get(j.get(), "jobs");
-    JsonPtr out(json_array());
-    for (std::size_t i = 0; i < s.jobs.size() && i < json_array_size(jobs); ++i)
-      if (keep(s.jobs[i])) json_array_append(out.get(), json_array_get(jobs, i));
-    print_json(out.get());
+  if (o.json) {  // from the validated snapshot, never a second read
+    ps::Status shown;
+    for (const ps::JobStatus& j : s.jobs)
+      if (keep(j)) shown.jobs.push_back(j);
+    print_text(ps::status_to_json(shown, ps::StatusPart::Jobs));
     return 0;
   }
   Table t({"JOBID", "USER", "PARTITION", "STATE", "ESTIMATE", "PREDICTION", "SOURCE", "CORR",
@@ -707,93 +632,106 @@ std::string entries_text(const std::vector<Predictor::Entry>& es) {
   return s.empty() ? "-" : s;
 }
 
-int cmd_users(const Options& o, const std::string& dir) {
-  const std::string status_path = join_path(dir, ps::kStatusFileName);
-  const std::string state_path = join_path(dir, ps::kStateFileName);
+// `users`: the history (from the status file, else the state file) and the
+// planning value a new job would get, predicted as the plugin predicts: its
+// settings, through the same core (PredictionBook).
+class UsersCommand {
+ public:
+  UsersCommand(const Options& o, const std::string& dir) : o_(o) { load(dir); }
+
+  int run() {
+    std::optional<UserId> only;
+    if (o_.user_arg) {
+      only = resolve_user(*o_.user_arg, status_);
+      if (!only)
+        die(2, "unknown user '" + *o_.user_arg +
+                   "' (not a uid, not in the passwd database, not in the status file)");
+    }
+    if (o_.json) {  // from the validated snapshot, never a second read
+      ps::Status shown;
+      for (const auto& r : rings_)
+        if (!only || r.user == *only) shown.history.push_back(r);
+      print_text(ps::status_to_json(shown, ps::StatusPart::History));
+      return 0;
+    }
+    for (const std::string& n : notes_)
+      std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
+    print_header();
+    return only ? show_user(*only) : list_users();
+  }
+
+ private:
   // The status file has the newest history; the state file will do if the
   // plugin has not written a status yet.
-  ps::Status st;
-  ps::SavedState saved;
-  std::string err, err2;
-  bool missing = false;
-  std::vector<Predictor::Ring> rings;
-  const ps::Status* status = nullptr;
-  std::string source;
-  const bool have_state = ps::load_state(state_path, &saved, &err2);
-  if (ps::read_status(status_path, &st, &err, &missing)) {
-    rings = st.history;
-    status = &st;
-    source = status_path;
-  } else if (missing && have_state) {
-    rings = saved.rings;
-    source = state_path;
-  } else {
-    die(1, err);
-  }
-  std::vector<std::string> notes;
-  const auto set = status ? parse_settings(status->settings) : std::map<std::string, std::string>();
-  PredictorConfig cfg = predictor_config(set, have_state ? saved.window : 2, &notes);
-  Predictor pred(cfg);
-  pred.restore(rings);
-
-  std::optional<UserId> only;
-  if (o.user_arg) {
-    only = resolve_user(*o.user_arg, status);
-    if (!only) die(2, "unknown user '" + *o.user_arg + "' (not a uid, not in the passwd database, not in the status file)");
-  }
-  auto keep = [&](const Predictor::Ring& r) { return !only || r.user == *only; };
-
-  if (o.json) {
-    if (status) {
-      JsonPtr j = load_json(status_path);
-      json_t* h = json_object_get(j.get(), "history");
-      JsonPtr out(json_array());
-      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
-        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
-      print_json(out.get());
+  void load(const std::string& dir) {
+    const std::string status_path = join_path(dir, ps::kStatusFileName);
+    const std::string state_path = join_path(dir, ps::kStateFileName);
+    std::string err, err2;
+    bool missing = false;
+    const bool have_state = ps::load_state(state_path, &saved_, &err2);
+    if (ps::read_status(status_path, &st_, &err, &missing)) {
+      rings_ = st_.history;
+      status_ = &st_;
+      source_ = status_path;
+    } else if (missing && have_state) {
+      rings_ = saved_.rings;
+      source_ = state_path;
     } else {
-      JsonPtr j = load_json(state_path);
-      json_t* h = json_object_get(j.get(), "users");
-      JsonPtr out(json_array());
-      for (std::size_t i = 0; i < rings.size() && i < json_array_size(h); ++i)
-        if (keep(rings[i])) json_array_append(out.get(), json_array_get(h, i));
-      print_json(out.get());
+      die(1, err);
     }
-    return 0;
+    ps::PluginConfig pcfg = plugin_settings(status_, &notes_);
+    if (!status_ && have_state)
+      easypp::apply_knob(pcfg.sched, "window", std::to_string(saved_.window));
+    cfg_ = pcfg.sched;
+    book_ = std::make_unique<easypp::PredictionBook>(cfg_);
+    book_->restore_history(rings_, Time(std::time(nullptr)));
+    if (status_)  // names the status file knows (from jobs), else the passwd database
+      for (const ps::JobStatus& j : status_->jobs)
+        if (!j.user_name.empty()) names_.emplace(j.user, j.user_name);
   }
 
-  for (const std::string& n : notes)
-    std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
-  std::printf("History from %s\n", printable(source).c_str());
-  std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
-              cfg.window, easypp::to_string(cfg.metric), easypp::to_string(cfg.type),
-              easypp::to_string(cfg.fullness), easypp::to_string(cfg.fallback));
+  void print_header() const {
+    std::printf("History from %s\n", printable(source_).c_str());
+    const easypp::PredictorConfig& p = cfg_.predictor;
+    if (cfg_.plan == easypp::PlanWith::Prediction)
+      std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
+                  p.window, easypp::to_string(p.metric), easypp::to_string(p.type),
+                  easypp::to_string(p.fullness), easypp::to_string(p.fallback));
+    else
+      std::printf("Planning with time limits (easypp_plan=estimate): the history is kept but "
+                  "not used\n\n");
+  }
 
-  // A prediction for a new job of `user`: "2h00m -> 1h00m (history)".
-  auto predict_text = [&](UserId user, Time estimate) {
-    return duration(estimate) + " -> " + duration(pred.predict(user, estimate)) + " (" +
-           (pred.has_history_for(user, estimate) ? "history" : "fallback") + ")";
-  };
-  // Names the status file knows (from jobs), else the passwd database.
-  std::map<UserId, std::string> names;
-  if (status)
-    for (const ps::JobStatus& j : status->jobs)
-      if (!j.user_name.empty()) names.emplace(j.user, j.user_name);
-  auto name_of = [&](UserId u) {
-    auto it = names.find(u);
-    return user_name(u, it == names.end() ? std::string() : it->second);
-  };
-  auto next_estimate = [&](const Predictor::Ring& r) -> std::optional<Time> {
-    if (o.estimate) return o.estimate;
+  // The planning value of a new job of `user`, and where it comes from.
+  Time plan_of(UserId user, Time estimate, const char** source) const {
+    bool from_history = false;
+    const Time p = book_->plan_value(user, estimate, &from_history);
+    *source = cfg_.plan != easypp::PlanWith::Prediction ? "time limit"
+              : from_history                            ? "history"
+                                                        : "fallback";
+    return p;
+  }
+  // "2h00m -> 1h00m (history)".
+  std::string predict_text(UserId user, Time estimate) const {
+    const char* source = "";
+    const Time p = plan_of(user, estimate, &source);
+    return duration(estimate) + " -> " + duration(p) + " (" + source + ")";
+  }
+  std::string name_of(UserId u) const {
+    auto it = names_.find(u);
+    return user_name(u, it == names_.end() ? std::string() : it->second);
+  }
+  std::optional<Time> next_estimate(const Predictor::Ring& r) const {
+    if (o_.estimate) return o_.estimate;
     if (!r.entries.empty() && r.entries.back().estimate > 0) return r.entries.back().estimate;
     return std::nullopt;
-  };
+  }
 
-  if (!o.user_arg) {
+  int list_users() const {
     Table t({"USER", "UID", "JOBS", "HISTORY (runtime/estimate, oldest first)",
              "NEXT JOB (estimate -> prediction)"});
     std::size_t n = 0;
-    for (const auto& r : rings) {
+    for (const auto& r : rings_) {
       if (r.estimate_key >= 0) continue;  // extended rings: see `users USER`
       ++n;
       const auto est = next_estimate(r);
@@ -808,22 +746,48 @@ int cmd_users(const Options& o, const std::string& dir) {
     return 0;
   }
 
-  const UserId uid = *only;
-  std::printf("User %s (uid %lld)\n", printable(name_of(uid)).c_str(), (long long)uid);
-  const Predictor::Ring* user_ring = nullptr;
-  std::vector<const Predictor::Ring*> extended;
-  for (const auto& r : rings) {
-    if (r.user != uid) continue;
-    if (r.estimate_key < 0) user_ring = &r;
-    else extended.push_back(&r);
+  int show_user(UserId uid) const {
+    std::printf("User %s (uid %lld)\n", printable(name_of(uid)).c_str(), (long long)uid);
+    const Predictor::Ring* user_ring = nullptr;
+    std::vector<const Predictor::Ring*> extended;
+    for (const auto& r : rings_) {
+      if (r.user != uid) continue;
+      if (r.estimate_key < 0) user_ring = &r;
+      else extended.push_back(&r);
+    }
+    print_ring(user_ring);
+    for (const Predictor::Ring* r : extended)
+      std::printf("  for estimate %s: %s\n", duration(r->estimate_key).c_str(),
+                  entries_text(r->entries).c_str());
+    // Predictions: the requested estimate, else every distinct estimate seen.
+    std::vector<Time> ests;
+    if (o_.estimate) {
+      ests.push_back(*o_.estimate);
+    } else if (user_ring) {
+      for (const auto& e : user_ring->entries)
+        if (e.estimate > 0 && std::find(ests.begin(), ests.end(), e.estimate) == ests.end())
+          ests.push_back(e.estimate);
+    }
+    if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
+    for (Time e : ests) {
+      const char* source = "";
+      const Time p = plan_of(uid, e, &source);
+      std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
+                  duration(p).c_str(), source);
+    }
+    return 0;
   }
-  if (!user_ring || user_ring->entries.empty()) {
-    std::printf("  no history: a new job gets the fallback (%s)\n", easypp::to_string(cfg.fallback));
-  } else {
+
+  void print_ring(const Predictor::Ring* ring) const {
+    if (!ring || ring->entries.empty()) {
+      std::printf("  no history: a new job gets the fallback (%s)\n",
+                  easypp::to_string(cfg_.predictor.fallback));
+      return;
+    }
     std::printf("  history (oldest first):\n");
     Table t({"    #", "RUNTIME", "ESTIMATE", "RUNTIME/ESTIMATE"});
-    for (std::size_t i = 0; i < user_ring->entries.size(); ++i) {
-      const auto& e = user_ring->entries[i];
+    for (std::size_t i = 0; i < ring->entries.size(); ++i) {
+      const auto& e = ring->entries[i];
       char ratio[32] = "-";
       if (e.estimate > 0)
         std::snprintf(ratio, sizeof ratio, "%.0f%%", 100.0 * double(e.runtime) / double(e.estimate));
@@ -831,25 +795,20 @@ int cmd_users(const Options& o, const std::string& dir) {
     }
     t.print();
   }
-  for (const Predictor::Ring* r : extended)
-    std::printf("  for estimate %s: %s\n", duration(r->estimate_key).c_str(),
-                entries_text(r->entries).c_str());
-  // Predictions: the requested estimate, else every distinct estimate seen.
-  std::vector<Time> ests;
-  if (o.estimate) {
-    ests.push_back(*o.estimate);
-  } else if (user_ring) {
-    for (const auto& e : user_ring->entries)
-      if (e.estimate > 0 && std::find(ests.begin(), ests.end(), e.estimate) == ests.end())
-        ests.push_back(e.estimate);
-  }
-  if (ests.empty()) std::printf("  (give --estimate to see a prediction)\n");
-  for (Time e : ests)
-    std::printf("  a new job asking %s would be planned with %s (%s)\n", duration(e).c_str(),
-                duration(pred.predict(uid, e)).c_str(),
-                pred.has_history_for(uid, e) ? "history" : "fallback");
-  return 0;
-}
+
+  const Options& o_;
+  ps::Status st_;
+  ps::SavedState saved_;
+  const ps::Status* status_ = nullptr;
+  std::vector<Predictor::Ring> rings_;
+  std::string source_;
+  std::vector<std::string> notes_;
+  easypp::SchedulerConfig cfg_;
+  std::unique_ptr<easypp::PredictionBook> book_;
+  std::map<UserId, std::string> names_;
+};
+
+int cmd_users(const Options& o, const std::string& dir) { return UsersCommand(o, dir).run(); }
 
 int cmd_state(const Options& o, const std::string& dir) {
   const std::string path = o.file ? *o.file : join_path(dir, ps::kStateFileName);
@@ -857,16 +816,11 @@ int cmd_state(const Options& o, const std::string& dir) {
   std::string err;
   bool missing = false;
   if (!ps::load_state(path, &s, &err, &missing)) die(1, err);
-  if (o.json) {
-    JsonPtr j = load_json(path);
-    print_json(j.get());
+  if (o.json) {  // from the validated state, never a second read
+    print_text(ps::state_to_json(s, s.written));
     return 0;
   }
-  Time written = 0;
-  {
-    JsonPtr j = load_json(path);
-    written = Time(json_integer_value(json_object_get(j.get(), "written")));
-  }
+  const Time written = s.written;
   std::size_t users = 0, extended = 0, entries = 0;
   for (const auto& r : s.rings) {
     (r.estimate_key < 0 ? users : extended) += 1;

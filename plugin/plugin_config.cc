@@ -1,8 +1,8 @@
 #include "plugin_config.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <string>
+
+#include "easypp/parse.h"
 
 namespace easypp::plugin {
 
@@ -14,77 +14,102 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Whole-string integer in [lo, hi]; false if malformed or out of range.
-bool parse_int(std::string_view v, long lo, long hi, long* out) {
-  if (v.empty() || v.size() > 20) return false;
-  const std::string s(v);
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || x < lo || x > hi) return false;
-  *out = x;
-  return true;
-}
-
-bool parse_onoff(std::string_view v, bool* out) {
-  if (v == "yes" || v == "on" || v == "true" || v == "1") {
-    *out = true;
-    return true;
-  }
-  if (v == "no" || v == "off" || v == "false" || v == "0") {
-    *out = false;
-    return true;
-  }
-  return false;
-}
-
-// Integer settings: key, field, range, unit for messages.
-struct IntKey {
+// One setting: its SchedulerParameters key, how to apply a value (returns
+// what was expected on failure, empty on success), how to render the
+// current value, and the unit the log line shows after it.
+struct Setting {
   const char* key;
-  int PluginConfig::*field;
-  long lo, hi;
+  std::string (*apply)(PluginConfig&, std::string_view);
+  std::string (*render)(const PluginConfig&);
   const char* unit;
 };
-const IntKey kIntKeys[] = {
-    {"easypp_interval", &PluginConfig::interval, PluginConfig::kMinInterval,
-     PluginConfig::kMaxInterval, "seconds"},
-    {"easypp_max_job_test", &PluginConfig::max_job_test, 1, 1000000, "jobs"},
-    {"easypp_max_time", &PluginConfig::max_time, 1, 3600, "seconds"},
-    {"easypp_yield_interval", &PluginConfig::yield_interval_usec, 1000, 10000000,
-     "microseconds"},
-    {"easypp_yield_sleep", &PluginConfig::yield_sleep_usec, 1000, 10000000, "microseconds"},
-};
 
-// Scheduling knobs handed to the core's apply_knob(): easypp key -> knob.
-struct KnobKey {
-  const char* key;
-  const char* knob;
-};
-const KnobKey kKnobKeys[] = {
-    {"easypp_window", "window"},         {"easypp_metric", "metric"},
-    {"easypp_history", "history-type"},  {"easypp_fullness", "fullness"},
-    {"easypp_fallback", "fallback"},     {"easypp_propagation", "propagation"},
-    {"easypp_correction", "correction"}, {"easypp_safe", "safe"},
-    {"easypp_plan", "plan"},             {"easypp_safe_after", "safe-after"},
-};
-
-const char* yesno(bool b) { return b ? "yes" : "no"; }
-
-// The current value of a knob, as apply_knob() accepts it (for resetting a
-// key to its default after a bad value).
-std::string knob_value(const SchedulerConfig& c, std::string_view knob) {
-  if (knob == "window") return std::to_string(c.predictor.window);
-  if (knob == "metric") return to_string(c.predictor.metric);
-  if (knob == "history-type") return to_string(c.predictor.type);
-  if (knob == "fullness") return to_string(c.predictor.fullness);
-  if (knob == "fallback") return to_string(c.predictor.fallback);
-  if (knob == "propagation") return yesno(c.predictor.propagation);
-  if (knob == "correction") return to_string(c.correction);
-  if (knob == "safe") return yesno(c.policy.safe);
-  if (knob == "plan") return c.plan == PlanWith::Estimate ? "estimate" : "prediction";
-  if (knob == "safe-after")
-    return c.policy.safe_after < 0 ? "off" : std::to_string(c.policy.safe_after);
+// The plugin's integer settings, by member.
+template <int PluginConfig::*Field, long long Lo, long long Hi>
+std::string apply_int(PluginConfig& c, std::string_view v) {
+  long long x = 0;
+  if (!parse_int(v, Lo, Hi, &x)) return std::to_string(Lo) + ".." + std::to_string(Hi);
+  c.*Field = int(x);
   return {};
+}
+template <int PluginConfig::*Field>
+std::string render_int(const PluginConfig& c) {
+  return std::to_string(c.*Field);
+}
+
+// A scheduling knob of the core (config.h): apply_knob()'s own message.
+template <const char* Knob>
+std::string apply_core(PluginConfig& c, std::string_view v) {
+  // plan=runtime exists in the simulator only (it needs the future).
+  if (std::string_view(Knob) == "plan" && v == "runtime") return "estimate or prediction";
+  const std::string err = apply_knob(c.sched, Knob, v);
+  if (err.empty()) return {};
+  const std::size_t e = err.find("(expected ");
+  return e == std::string::npos ? err : err.substr(e + 10, err.size() - e - 11);
+}
+template <const char* Knob>
+std::string render_core(const PluginConfig& c) {
+  return knob_value(c.sched, Knob);
+}
+
+constexpr char kPlan[] = "plan", kWindow[] = "window", kMetric[] = "metric",
+               kHistory[] = "history-type", kFullness[] = "fullness", kFallback[] = "fallback",
+               kPropagation[] = "propagation", kCorrection[] = "correction", kSjbf[] = "sjbf",
+               kSafe[] = "safe", kSafeAfter[] = "safe-after", kTtl[] = "history-ttl";
+
+// In the order describe() and settings() show them (the interval first).
+const Setting kSettings[] = {
+    {"easypp_interval",
+     apply_int<&PluginConfig::interval, PluginConfig::kMinInterval, PluginConfig::kMaxInterval>,
+     render_int<&PluginConfig::interval>, "s"},
+    {"easypp_plan", apply_core<kPlan>, render_core<kPlan>, ""},
+    {"easypp_window", apply_core<kWindow>, render_core<kWindow>, ""},
+    {"easypp_metric", apply_core<kMetric>, render_core<kMetric>, ""},
+    {"easypp_history", apply_core<kHistory>, render_core<kHistory>, ""},
+    {"easypp_fullness", apply_core<kFullness>, render_core<kFullness>, ""},
+    {"easypp_fallback", apply_core<kFallback>, render_core<kFallback>, ""},
+    {"easypp_propagation", apply_core<kPropagation>, render_core<kPropagation>, ""},
+    {"easypp_correction", apply_core<kCorrection>, render_core<kCorrection>, ""},
+    {"easypp_sjbf", apply_core<kSjbf>, render_core<kSjbf>, ""},
+    {"easypp_safe", apply_core<kSafe>, render_core<kSafe>, ""},
+    {"easypp_safe_after", apply_core<kSafeAfter>, render_core<kSafeAfter>, ""},
+    {"easypp_history_ttl", apply_core<kTtl>, render_core<kTtl>, ""},
+    {"easypp_max_job_test", apply_int<&PluginConfig::max_job_test, 1, 1000000>,
+     render_int<&PluginConfig::max_job_test>, ""},
+    {"easypp_max_time", apply_int<&PluginConfig::max_time, 1, 3600>,
+     render_int<&PluginConfig::max_time>, "s"},
+    {"easypp_yield_interval", apply_int<&PluginConfig::yield_interval_usec, 1000, 10000000>,
+     render_int<&PluginConfig::yield_interval_usec>, "us"},
+    {"easypp_yield_sleep", apply_int<&PluginConfig::yield_sleep_usec, 1000, 10000000>,
+     render_int<&PluginConfig::yield_sleep_usec>, "us"},
+    {"easypp_state",
+     [](PluginConfig& c, std::string_view v) -> std::string {
+       return parse_bool(v, &c.state) ? "" : "on or off";
+     },
+     [](const PluginConfig& c) -> std::string { return c.state ? "on" : "off"; }, ""},
+};
+
+const Setting* find_setting(std::string_view key) {
+  const std::string k = ascii_lower(key);
+  for (const Setting& s : kSettings)
+    if (k == s.key) return &s;
+  return nullptr;
+}
+
+// Apply one key=value: a bad value sets the key back to its default.
+void apply_one(std::string_view key, std::string_view value, ParsedConfig* r) {
+  const Setting* s = find_setting(key);
+  if (s == nullptr) {
+    r->warnings.push_back("unknown SchedulerParameters key '" + std::string(key) + "', ignored");
+    return;
+  }
+  const std::string expected = s->apply(r->config, value);
+  if (expected.empty()) return;
+  static const PluginConfig defaults;
+  const std::string def = s->render(defaults);
+  s->apply(r->config, def);
+  r->warnings.push_back("invalid " + std::string(s->key) + "='" + std::string(value) +
+                        "' (want " + expected + "), using " + def);
 }
 
 }  // namespace
@@ -93,37 +118,30 @@ SchedulerConfig PluginConfig::default_scheduler() {
   // preset() knows "easy++"; the fallback keeps the struct defaults (which
   // are easy++ too) should the name ever change.
   std::optional<SchedulerConfig> c = preset("easy++");
-  return c ? *c : SchedulerConfig();
+  SchedulerConfig s = c ? *c : SchedulerConfig();
+  s.name = "sched/easypp";
+  s.history_ttl = kDefaultHistoryTtl;
+  return s;
 }
 
 std::string PluginConfig::describe() const {
-  const SchedulerConfig& s = sched;
-  std::string d = "interval=" + std::to_string(interval) + "s";
-  d += " plan=" + knob_value(s, "plan");
-  d += " window=" + std::to_string(s.predictor.window);
-  d += " metric=" + knob_value(s, "metric");
-  d += " history=" + knob_value(s, "history-type");
-  d += " fullness=" + knob_value(s, "fullness");
-  d += " fallback=" + knob_value(s, "fallback");
-  d += " propagation=" + knob_value(s, "propagation");
-  d += " correction=" + knob_value(s, "correction");
-  d += std::string(" sjbf=") + yesno(s.policy.backfill == BackfillOrder::ShortestPrediction);
-  d += " safe=" + knob_value(s, "safe");
-  d += " safe_after=" + knob_value(s, "safe-after");
-  d += " max_job_test=" + std::to_string(max_job_test);
-  d += " max_time=" + std::to_string(max_time) + "s";
-  d += " yield_interval=" + std::to_string(yield_interval_usec) + "us";
-  d += " yield_sleep=" + std::to_string(yield_sleep_usec) + "us";
-  d += std::string(" state=") + (state ? "on" : "off");
+  std::string d;
+  for (const Setting& s : kSettings) {
+    d += d.empty() ? "" : " ";
+    d += std::string(s.key + 7) + "=" + s.render(*this) + s.unit;
+  }
   return d;
+}
+
+std::vector<std::pair<std::string, std::string>> PluginConfig::settings() const {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const Setting& s : kSettings) v.emplace_back(s.key, s.render(*this));
+  return v;
 }
 
 std::vector<std::string> known_keys() {
   std::vector<std::string> k;
-  for (const IntKey& i : kIntKeys) k.push_back(i.key);
-  for (const KnobKey& i : kKnobKeys) k.push_back(i.key);
-  k.push_back("easypp_sjbf");
-  k.push_back("easypp_state");
+  for (const Setting& s : kSettings) k.push_back(s.key);
   return k;
 }
 
@@ -162,74 +180,24 @@ const std::vector<std::string>& slurm_keys() {
 ParsedConfig parse_scheduler_parameters(const char* params) {
   ParsedConfig r;
   if (params == nullptr) return r;
-  const PluginConfig defaults;
   std::string_view rest(params);
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (item.rfind("easypp_", 0) != 0) continue;  // Slurm's own keys
-
+    if (ascii_lower(item.substr(0, 7)) != "easypp_") continue;  // Slurm's own keys
     const std::size_t eq = item.find('=');
     const std::string_view key = trim(item.substr(0, eq));
     const std::string_view value =
         eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
-    bool known = false;
-
-    for (const IntKey& k : kIntKeys) {
-      if (key != k.key) continue;
-      known = true;
-      long v = 0;
-      if (parse_int(value, k.lo, k.hi, &v)) {
-        r.config.*(k.field) = int(v);
-      } else {
-        r.config.*(k.field) = defaults.*(k.field);
-        r.warnings.push_back("invalid " + std::string(k.key) + "='" + std::string(value) +
-                             "' (want " + std::to_string(k.lo) + ".." + std::to_string(k.hi) +
-                             " " + k.unit + "), using " + std::to_string(defaults.*(k.field)));
-      }
-    }
-    for (const KnobKey& k : kKnobKeys) {
-      if (key != k.key) continue;
-      known = true;
-      // "plan=runtime" exists in the simulator only (it needs the future).
-      std::string err;
-      if (std::string_view(k.knob) == "plan" && value == "runtime")
-        err = "bad value 'runtime' for plan (expected estimate or prediction)";
-      else
-        err = apply_knob(r.config.sched, k.knob, value);
-      if (!err.empty()) {
-        const std::string def = knob_value(defaults.sched, k.knob);
-        apply_knob(r.config.sched, k.knob, def);
-        r.warnings.push_back("invalid " + std::string(k.key) + "='" + std::string(value) +
-                             "': " + err + ", using " + def);
-      }
-    }
-    if (key == "easypp_sjbf") {
-      known = true;
-      bool b = false;
-      if (parse_onoff(value, &b)) {
-        r.config.sched.policy.backfill =
-            b ? BackfillOrder::ShortestPrediction : BackfillOrder::Queue;
-      } else {
-        r.config.sched.policy.backfill = defaults.sched.policy.backfill;
-        r.warnings.push_back("invalid easypp_sjbf='" + std::string(value) +
-                             "' (want yes or no), using yes");
-      }
-    } else if (key == "easypp_state") {
-      known = true;
-      bool b = false;
-      if (parse_onoff(value, &b)) {
-        r.config.state = b;
-      } else {
-        r.config.state = defaults.state;
-        r.warnings.push_back("invalid easypp_state='" + std::string(value) +
-                             "' (want on or off), using on");
-      }
-    }
-    if (!known)
-      r.warnings.push_back("unknown SchedulerParameters key '" + std::string(key) + "', ignored");
+    apply_one(key, value, &r);
   }
+  return r;
+}
+
+ParsedConfig apply_settings(const std::vector<std::pair<std::string, std::string>>& settings) {
+  ParsedConfig r;
+  for (const auto& [k, v] : settings) apply_one(k, v, &r);
   return r;
 }
 

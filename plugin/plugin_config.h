@@ -2,13 +2,17 @@
 // (keys easypp_*; every other key belongs to Slurm and is ignored here).
 // Pure C++ without Slurm headers, so it can be tested on its own.
 //
-// Bad or unknown easypp_* values never stop slurmctld: they are reported as
-// warnings and the default is kept.
+// One table of settings (plugin_config.cc) parses and renders every key:
+// the scheduling knobs (easypp_window, easypp_plan, easypp_sjbf, ...) go
+// through the core's own apply_knob()/knob_value() (config.h), so the plugin
+// and easypp-sim accept exactly the same values; the plugin's own settings
+// (interval, budgets, state) are rows of the same table. The status file
+// carries the result as structured key/value pairs (settings()), which
+// easypp-ctl reads back through the same table.
 //
-// The scheduling knobs (window, metric, history, fullness, fallback,
-// propagation, correction, sjbf, safe, safe_after, plan) are not parsed here: they are
-// handed to the scheduling core's own apply_knob(), so the plugin and
-// easypp-sim accept exactly the same values.
+// Keys are matched case-insensitively, as Slurm matches its own. Bad or
+// unknown easypp_* values never stop slurmctld: they are reported as
+// warnings and the default is kept.
 //
 // Slurm reads SchedulerParameters by substring search (xstrcasestr), so no
 // easypp key may contain a key Slurm looks for (e.g. "easypp_bf_window="
@@ -18,9 +22,10 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "easypp/policy.h"
+#include "easypp/config.h"
 
 namespace easypp::plugin {
 
@@ -47,12 +52,20 @@ struct PluginConfig {
 
   static constexpr int kMinInterval = 1;
   static constexpr int kMaxInterval = 3600;
+  /// A user with no job for this long is forgotten (easypp_history_ttl):
+  /// one year by default, so the history stays bounded over years of users.
+  static constexpr Time kDefaultHistoryTtl = Time(365) * 86400;
 
   static SchedulerConfig default_scheduler();
 
-  /// "interval=30s window=2 ..." one-line summary for the log (starts with
+  /// "interval=30s plan=prediction window=2 ..." one-line summary for the
+  /// log: every setting, easypp_ prefix dropped, with its unit (starts with
   /// the interval; the integration tests rely on that).
   std::string describe() const;
+  /// Every setting as SchedulerParameters spells it, in a fixed order:
+  /// ("easypp_interval", "30"), ("easypp_window", "2"), ... Parsing these
+  /// pairs back (apply_settings) gives the same configuration.
+  std::vector<std::pair<std::string, std::string>> settings() const;
 };
 
 struct ParsedConfig {
@@ -64,6 +77,10 @@ struct ParsedConfig {
 /// empty string gives the defaults. Later occurrences of a key win; a bad
 /// value sets the key back to its default (and warns).
 ParsedConfig parse_scheduler_parameters(const char* params);
+
+/// Apply settings() pairs (from the status file) over the defaults, with
+/// the same rules as parse_scheduler_parameters.
+ParsedConfig apply_settings(const std::vector<std::pair<std::string, std::string>>& settings);
 
 /// Every easypp_* key understood (without "=").
 std::vector<std::string> known_keys();

@@ -286,15 +286,7 @@ json_t* job_json(const JobStatus& j) {
   return o;
 }
 
-std::string status_json(const Status& s) {
-  json_t* o = json_object();
-  put(o, "format_version", jint(Status::kFormatVersion));
-  put(o, "version", jstr(s.version));
-  put(o, "slurm_version", jstr(s.slurm_version));
-  put(o, "written", jint(s.written));
-  put(o, "settings", jstr(s.settings));
-  put(o, "state_file", jstr(s.state_file));
-  const CycleStats& c = s.last;
+json_t* cycle_json(const CycleStats& c) {
   json_t* lc = json_object();
   put(lc, "time", jint(c.time));
   put(lc, "seconds", jsec(c.seconds));
@@ -308,10 +300,14 @@ std::string status_json(const Status& s) {
   put(lc, "corrections", jint(c.corrections));
   put(lc, "learned", jint(c.learned));
   put(lc, "yields", jint(c.yields));
+  put(lc, "het_started", jint(c.het_started));
+  put(lc, "het_undone", jint(c.het_undone));
   put(lc, "interrupted", json_boolean(c.interrupted));
   put(lc, "trigger", jstr(c.trigger));
-  put(o, "last_cycle", lc);
-  const Totals& t = s.totals;
+  return lc;
+}
+
+json_t* totals_json(const Totals& t) {
   json_t* tj = json_object();
   put(tj, "cycles", jint(std::int64_t(t.cycles)));
   put(tj, "tested", jint(std::int64_t(t.tested)));
@@ -321,13 +317,37 @@ std::string status_json(const Status& s) {
   put(tj, "learned", jint(std::int64_t(t.learned)));
   put(tj, "seconds", jsec(t.seconds));
   put(tj, "max_seconds", jsec(t.max_seconds));
-  put(o, "totals", tj);
-  put(o, "history", rings_json(s.history));
-  json_t* jobs = json_array();
-  for (const auto& j : s.jobs) json_array_append_new(jobs, job_json(j));
-  put(o, "jobs", jobs);
-  return dump(o);
+  return tj;
 }
+
+json_t* jobs_json(const std::vector<JobStatus>& jobs) {
+  json_t* a = json_array();
+  for (const auto& j : jobs) json_array_append_new(a, job_json(j));
+  return a;
+}
+
+json_t* status_object(const Status& s, StatusPart part) {
+  if (part == StatusPart::Jobs) return jobs_json(s.jobs);
+  if (part == StatusPart::History) return rings_json(s.history);
+  json_t* o = json_object();
+  put(o, "format_version", jint(Status::kFormatVersion));
+  put(o, "version", jstr(s.version));
+  put(o, "slurm_version", jstr(s.slurm_version));
+  put(o, "written", jint(s.written));
+  json_t* set = json_object();
+  for (const auto& [k, v] : s.settings) put(set, k.c_str(), jstr(v));
+  put(o, "settings", set);
+  put(o, "state_file", jstr(s.state_file));
+  put(o, "last_cycle", cycle_json(s.last));
+  put(o, "totals", totals_json(s.totals));
+  if (part == StatusPart::Whole) {
+    put(o, "history", rings_json(s.history));
+    put(o, "jobs", jobs_json(s.jobs));
+  }
+  return o;
+}
+
+std::string status_json(const Status& s) { return dump(status_object(s, StatusPart::Whole)); }
 
 // --- the atomic write ------------------------------------------------------------
 
@@ -667,10 +687,10 @@ JsonPtr load_root(const std::string& path, int version, bool* missing, std::stri
 bool parse_state(const std::string& path, json_t* root, SavedState* s, std::string* error) {
   std::string why;
   Fields f(&why);
-  std::int64_t written = 0, learned = 0;
+  std::int64_t learned = 0;
   json_t* users = nullptr;
   const bool ok =
-      f.get_int(root, "", "written", 0, kMaxSeconds, &written) &&
+      f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) &&
       f.get_num(root, "", "last_learned_end", 0, kMaxSeconds, &s->last_learned_end) &&
       f.get_int(root, "", "learned_jobs", 0, kMaxCount, &learned) &&
       f.get_num(root, "", "window", 1, PredictorConfig::kMaxWindow, &s->window) &&
@@ -683,83 +703,99 @@ bool parse_state(const std::string& path, json_t* root, SavedState* s, std::stri
   return true;
 }
 
+constexpr std::int64_t kU32 = 4294967295LL;
+
+bool parse_cycle(Fields& f, json_t* root, CycleStats* l) {
+  json_t* c = f.member(root, "", "last_cycle");
+  if (!c || !f.object(c, "last_cycle")) return false;
+  const std::string lc = "last_cycle";
+  return f.get_num(c, lc, "time", 0, kMaxSeconds, &l->time) &&
+         f.get_real(c, lc, "seconds", &l->seconds) &&
+         f.get_num(c, lc, "partitions", 0, kU32, &l->partitions) &&
+         f.get_num(c, lc, "pending", 0, kU32, &l->pending) &&
+         f.get_num(c, lc, "running", 0, kU32, &l->running) &&
+         f.get_num(c, lc, "tested", 0, kU32, &l->tested) &&
+         f.get_num(c, lc, "started_in_order", 0, kU32, &l->started_in_order) &&
+         f.get_num(c, lc, "started_backfill", 0, kU32, &l->started_backfill) &&
+         f.get_num(c, lc, "reservations", 0, kU32, &l->reservations) &&
+         f.get_num(c, lc, "corrections", 0, kU32, &l->corrections) &&
+         f.get_num(c, lc, "learned", 0, kU32, &l->learned) &&
+         f.get_num(c, lc, "yields", 0, kU32, &l->yields) &&
+         f.get_num(c, lc, "het_started", 0, kU32, &l->het_started) &&
+         f.get_num(c, lc, "het_undone", 0, kU32, &l->het_undone) &&
+         f.get_bool(c, lc, "interrupted", &l->interrupted) &&
+         f.get_string(c, lc, "trigger", &l->trigger);
+}
+
+bool parse_totals(Fields& f, json_t* root, Totals* tt) {
+  json_t* t = f.member(root, "", "totals");
+  if (!t || !f.object(t, "totals")) return false;
+  const std::string tn = "totals";
+  return f.get_num(t, tn, "cycles", 0, kMaxCount, &tt->cycles) &&
+         f.get_num(t, tn, "tested", 0, kMaxCount, &tt->tested) &&
+         f.get_num(t, tn, "started_in_order", 0, kMaxCount, &tt->started_in_order) &&
+         f.get_num(t, tn, "started_backfill", 0, kMaxCount, &tt->started_backfill) &&
+         f.get_num(t, tn, "corrections", 0, kMaxCount, &tt->corrections) &&
+         f.get_num(t, tn, "learned", 0, kMaxCount, &tt->learned) &&
+         f.get_real(t, tn, "seconds", &tt->seconds) &&
+         f.get_real(t, tn, "max_seconds", &tt->max_seconds);
+}
+
+bool parse_job(Fields& f, json_t* o, const std::string& jf, JobStatus* j) {
+  return f.object(o, jf) && f.get_num(o, jf, "job_id", 0, kMaxJobId, &j->job_id) &&
+         f.get_string(o, jf, "array", &j->array) &&
+         f.get_num(o, jf, "user", kNoUser, kMaxUid, &j->user) &&
+         f.get_string(o, jf, "user_name", &j->user_name) &&
+         f.get_string(o, jf, "partition", &j->partition) &&
+         f.get_string(o, jf, "state", &j->state) &&
+         f.get_num(o, jf, "submit", 0, kMaxSeconds, &j->submit) &&
+         f.get_num(o, jf, "start", 0, kMaxSeconds, &j->start) &&
+         f.get_num(o, jf, "estimate", 0, kMaxSeconds, &j->estimate) &&
+         f.get_num(o, jf, "prediction", 0, kMaxSeconds, &j->prediction) &&
+         f.get_num(o, jf, "corrections", 0, kU32, &j->corrections) &&
+         f.get_bool(o, jf, "reserved", &j->reserved) &&
+         f.get_bool(o, jf, "from_history", &j->from_history);
+}
+
+// The settings object: every value a string (key order kept).
+bool parse_settings(Fields& f, json_t* root, Status* s) {
+  json_t* set = f.member(root, "", "settings");
+  if (!set || !f.object(set, "settings")) return false;
+  const char* key;
+  json_t* value;
+  json_object_foreach(set, key, value) {
+    std::string v;
+    if (!f.get_string(set, "settings", key, &v)) return false;
+    s->settings.emplace_back(key, std::move(v));
+  }
+  return true;
+}
+
 bool parse_status(const std::string& path, json_t* root, Status* s, std::string* error) {
   std::string why;
   Fields f(&why);
-  auto fail = [&] {
-    *error = path + ": " + why;
-    return false;
-  };
-  if (!f.get_string(root, "", "version", &s->version) ||
-      !f.get_string(root, "", "slurm_version", &s->slurm_version) ||
-      !f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) ||
-      !f.get_string(root, "", "settings", &s->settings) ||
-      !f.get_string(root, "", "state_file", &s->state_file))
-    return fail();
-
-  json_t* c = f.member(root, "", "last_cycle");
-  if (!c || !f.object(c, "last_cycle")) return fail();
-  CycleStats& l = s->last;
-  const std::string lc = "last_cycle";
-  constexpr std::int64_t u32 = 4294967295LL;
-  if (!f.get_num(c, lc, "time", 0, kMaxSeconds, &l.time) ||
-      !f.get_real(c, lc, "seconds", &l.seconds) ||
-      !f.get_num(c, lc, "partitions", 0, u32, &l.partitions) ||
-      !f.get_num(c, lc, "pending", 0, u32, &l.pending) ||
-      !f.get_num(c, lc, "running", 0, u32, &l.running) ||
-      !f.get_num(c, lc, "tested", 0, u32, &l.tested) ||
-      !f.get_num(c, lc, "started_in_order", 0, u32, &l.started_in_order) ||
-      !f.get_num(c, lc, "started_backfill", 0, u32, &l.started_backfill) ||
-      !f.get_num(c, lc, "reservations", 0, u32, &l.reservations) ||
-      !f.get_num(c, lc, "corrections", 0, u32, &l.corrections) ||
-      !f.get_num(c, lc, "learned", 0, u32, &l.learned) ||
-      !f.get_num(c, lc, "yields", 0, u32, &l.yields) ||
-      !f.get_bool(c, lc, "interrupted", &l.interrupted) ||
-      !f.get_string(c, lc, "trigger", &l.trigger))
-    return fail();
-
-  json_t* t = f.member(root, "", "totals");
-  if (!t || !f.object(t, "totals")) return fail();
-  Totals& tt = s->totals;
-  const std::string tn = "totals";
-  if (!f.get_num(t, tn, "cycles", 0, kMaxCount, &tt.cycles) ||
-      !f.get_num(t, tn, "tested", 0, kMaxCount, &tt.tested) ||
-      !f.get_num(t, tn, "started_in_order", 0, kMaxCount, &tt.started_in_order) ||
-      !f.get_num(t, tn, "started_backfill", 0, kMaxCount, &tt.started_backfill) ||
-      !f.get_num(t, tn, "corrections", 0, kMaxCount, &tt.corrections) ||
-      !f.get_num(t, tn, "learned", 0, kMaxCount, &tt.learned) ||
-      !f.get_real(t, tn, "seconds", &tt.seconds) ||
-      !f.get_real(t, tn, "max_seconds", &tt.max_seconds))
-    return fail();
-
-  json_t* h = f.member(root, "", "history");
-  if (!h || !parse_rings(f, h, "history", &s->history)) return fail();
-
-  json_t* jobs = f.member(root, "", "jobs");
-  if (!jobs || !f.array(jobs, "jobs")) return fail();
-  s->jobs.reserve(json_array_size(jobs));
-  for (std::size_t i = 0; i < json_array_size(jobs); ++i) {
-    const std::string jf = "jobs[" + std::to_string(i) + "]";
-    json_t* o = json_array_get(jobs, i);
-    if (!f.object(o, jf)) return fail();
-    JobStatus j;
-    if (!f.get_num(o, jf, "job_id", 0, kMaxJobId, &j.job_id) ||
-        !f.get_string(o, jf, "array", &j.array) ||
-        !f.get_num(o, jf, "user", kNoUser, kMaxUid, &j.user) ||
-        !f.get_string(o, jf, "user_name", &j.user_name) ||
-        !f.get_string(o, jf, "partition", &j.partition) ||
-        !f.get_string(o, jf, "state", &j.state) ||
-        !f.get_num(o, jf, "submit", 0, kMaxSeconds, &j.submit) ||
-        !f.get_num(o, jf, "start", 0, kMaxSeconds, &j.start) ||
-        !f.get_num(o, jf, "estimate", 0, kMaxSeconds, &j.estimate) ||
-        !f.get_num(o, jf, "prediction", 0, kMaxSeconds, &j.prediction) ||
-        !f.get_num(o, jf, "corrections", 0, u32, &j.corrections) ||
-        !f.get_bool(o, jf, "reserved", &j.reserved) ||
-        !f.get_bool(o, jf, "from_history", &j.from_history))
-      return fail();
-    s->jobs.push_back(std::move(j));
+  json_t* h = nullptr;
+  json_t* jobs = nullptr;
+  const bool ok = f.get_string(root, "", "version", &s->version) &&
+                  f.get_string(root, "", "slurm_version", &s->slurm_version) &&
+                  f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) &&
+                  f.get_string(root, "", "state_file", &s->state_file) &&
+                  parse_settings(f, root, s) && parse_cycle(f, root, &s->last) &&
+                  parse_totals(f, root, &s->totals) &&
+                  (h = f.member(root, "", "history")) != nullptr &&
+                  parse_rings(f, h, "history", &s->history) &&
+                  (jobs = f.member(root, "", "jobs")) != nullptr && f.array(jobs, "jobs");
+  if (ok) {
+    s->jobs.reserve(json_array_size(jobs));
+    for (std::size_t i = 0; i < json_array_size(jobs); ++i) {
+      JobStatus j;
+      if (!parse_job(f, json_array_get(jobs, i), "jobs[" + std::to_string(i) + "]", &j)) break;
+      s->jobs.push_back(std::move(j));
+    }
+    if (s->jobs.size() == json_array_size(jobs)) return true;
   }
-  return true;
+  *error = path + ": " + why;
+  return false;
 }
 
 }  // namespace
@@ -819,6 +855,12 @@ bool write_status(const std::string& path, const Status& s, std::string* error) 
   }
   return false;
 }
+
+std::string status_to_json(const Status& s, StatusPart part) {
+  return dump(status_object(s, part));
+}
+
+std::string state_to_json(const SavedState& s, Time written) { return state_json(s, written); }
 
 bool read_status(const std::string& path, Status* out, std::string* error, bool* missing) {
   if (missing) *missing = false;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "easypp/predictor.h"
@@ -32,6 +33,8 @@ struct SavedState {
   std::uint64_t learned_jobs = 0;  ///< total learned since the history began
   /// Predictor window the rings were written with (informational).
   int window = 2;
+  /// When the file was written (set by load_state; save_state writes now).
+  Time written = 0;
   std::vector<Predictor::Ring> rings;
 };
 
@@ -83,6 +86,8 @@ struct CycleStats {
   std::uint32_t corrections = 0;       ///< corrections fired in this cycle
   std::uint32_t learned = 0;           ///< finished jobs learned in this cycle
   std::uint32_t yields = 0;
+  std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
+  std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
   bool interrupted = false;            ///< ended early (budget or state change)
   std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
 };
@@ -99,17 +104,16 @@ struct Totals {
 };
 
 struct Status {
-  static constexpr int kFormatVersion = 1;
+  /// 2: settings became an object (1: a line of text).
+  static constexpr int kFormatVersion = 2;
   std::string version;      ///< easypp version
   std::string slurm_version;
   Time written = 0;
-  /// The effective easypp_* settings, one line of space- or comma-separated
-  /// key=value tokens (describe()). easypp-ctl reads `interval` (seconds,
-  /// optional "s") for its staleness warning and `window`, `metric`,
-  /// `history_type`, `fullness`, `fallback` (libpredict's spellings; an
-  /// "easypp_" prefix is allowed) to rebuild the predictor; missing keys
-  /// mean the defaults.
-  std::string settings;
+  /// The effective settings, every easypp_* key with its value as
+  /// SchedulerParameters spells it (PluginConfig::settings()); easypp-ctl
+  /// applies them through the same table (apply_settings()) to predict as
+  /// the plugin does.
+  std::vector<std::pair<std::string, std::string>> settings;
   std::string state_file;   ///< where the history is persisted
   CycleStats last;
   Totals totals;
@@ -124,6 +128,19 @@ bool write_status(const std::string& path, const Status& s, std::string* error);
 /// Read it back (easypp-ctl). Same error contract as load_state.
 bool read_status(const std::string& path, Status* out, std::string* error,
                  bool* missing = nullptr);
+
+/// Parts of the status, for printing (easypp-ctl --json prints from the
+/// validated structure, never from a second read of the file).
+enum class StatusPart {
+  Whole,    ///< the file's content
+  Summary,  ///< all but the history and the jobs
+  Jobs,     ///< the jobs array
+  History,  ///< the history array
+};
+/// JSON text of a status or a part of it, as the status file spells it.
+std::string status_to_json(const Status& s, StatusPart part);
+/// JSON text of a state, as the state file spells it (written = its time).
+std::string state_to_json(const SavedState& s, Time written);
 
 /// Default file names inside StateSaveLocation.
 constexpr const char* kStateFileName = "easypp_state.json";

@@ -2,7 +2,8 @@
 // names, settings and anything else read from the plugin's status and state
 // files reach easypp-ctl's text output; a control character in them (ESC
 // starts a terminal escape sequence) must not reach the terminal as such.
-// JSON output needs none of this: jansson escapes control characters.
+// JSON output is escaped by jansson, except DEL and the C1 controls:
+// json_printable() does those.
 #pragma once
 
 #include <cstdio>
@@ -53,6 +54,31 @@ inline std::string printable(std::string_view s) {
     }
     out.append(s.substr(i, len));
     i += len;
+  }
+  return out;
+}
+
+/// JSON text (as jansson writes it: valid UTF-8, C0 controls already
+/// escaped) with DEL and the C1 control characters (U+0080..U+009F), which
+/// jansson leaves raw, escaped as \u007f and \u0080..\u009f. They can only
+/// occur inside strings, so the document keeps its meaning; other UTF-8
+/// stays readable.
+inline std::string json_printable(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(json[i]);
+    const unsigned char n = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
+    char b[8];
+    if (c == 0x7f) {
+      out += "\\u007f";
+    } else if (c == 0xc2 && n >= 0x80 && n <= 0x9f) {
+      std::snprintf(b, sizeof b, "\\u%04x", unsigned(n));
+      out += b;
+      ++i;
+    } else {
+      out += char(c);
+    }
   }
   return out;
 }

@@ -65,6 +65,23 @@ json.dump(strip(json.load(sys.stdin)), sys.stdout, indent=1, sort_keys=True)
 '
 }
 
+# The new report may have figures the reference did not have yet (issue 12
+# added starvation and per-user metrics): keep only the reference's keys.
+prune_to_ref() {  # prune_to_ref REF.json NEW.json: rewrites NEW.json
+  python3 -c '
+import json, sys
+def prune(new, ref):
+    if isinstance(new, dict) and isinstance(ref, dict):
+        return {k: prune(v, ref[k]) for k, v in new.items() if k in ref}
+    if isinstance(new, list) and isinstance(ref, list) and len(new) == len(ref):
+        return [prune(a, b) for a, b in zip(new, ref)]
+    return new
+ref, new = (json.load(open(f)) for f in sys.argv[1:3])
+with open(sys.argv[2], "w") as f:
+    json.dump(prune(new, ref), f, indent=1, sort_keys=True)
+' "$1" "$2"
+}
+
 fail=0
 n=0
 for log in $logs; do
@@ -78,6 +95,7 @@ for log in $logs; do
       "$bin" --workload "$path" --scheduler "$s" --json --quiet \
         --output-swf "$scratch/$side.swf" | strip_clock >"$scratch/$side.json"
     done
+    prune_to_ref "$scratch/ref.json" "$scratch/new.json"
     if ! cmp -s "$scratch/ref.json" "$scratch/new.json"; then
       echo "DIFFERENT (report): $log $s"
       diff "$scratch/ref.json" "$scratch/new.json" | head -n 20

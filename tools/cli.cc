@@ -55,6 +55,7 @@ Schedulers:
       --estimate-factor F                   multiply estimates (x2: 2)
       --correction none|estimate|gradual|exponential
       --backfill none|fcfs|sjbf             backfill order
+      --sjbf yes|no                         backfill=sjbf or backfill=fcfs
       --queue-order fcfs|sjf                queue order (sjf: by estimate)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
@@ -66,6 +67,27 @@ Schedulers:
       --fullness full|partial               (full)
       --fallback estimate|relative          (estimate)
       --propagation yes|no                  (no)
+      --history-ttl SECONDS|off             forget a user idle this long (off)
+
+Verdicts:
+      --shake N[:X%]      also replay N perturbed copies of the workload per
+                          scheduler (N >= 2): offered load scaled evenly over
+                          +-X% (default 1%) around the replayed load; report
+                          every metric's mean, sd, min, max, 95% confidence
+                          interval, and in how many copies each scheduler
+                          beats the first on wait and bsld (copies are the
+                          same for every scheduler: paired)
+      --shake-jitter SECONDS
+                          with --shake: also move each submit time by a
+                          random whole number of seconds in +-SECONDS (0)
+      --shake-seed S      with --shake-jitter: the random seed (1)
+      --threads N         replays run at once by --shake (default: the cores
+                          this process may use)
+      --top-users N       users in the per-user table, most jobs first (10;
+                          0: none; --json has them all)
+      --report DIR        also write DIR/index.html, one self-contained page
+                          of charts (needs python3-matplotlib), and the data
+                          behind it, DIR/report.json
 
 Metrics:
       --warmup FRACTION   first fraction of terminations not measured (0.01)
@@ -87,6 +109,7 @@ Exit status: 0 success, 2 bad usage or unusable input, 1 internal error.
 enum {
   OPT_LOAD = 1000, OPT_SIZE_FROM, OPT_DEFAULT_EST, OPT_CLIP, OPT_UNSORTED, OPT_MAX_JOBS,
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
+  OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
   OPT_KNOB_FIRST
 };
 
@@ -130,6 +153,27 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// --shake N[:X%]: N copies, X the half-width of the load band in percent.
+void parse_shake(const char* v, ShakeOptions& sh) {
+  const std::string text(v);
+  const auto colon = text.find(':');
+  const std::string n = text.substr(0, colon);
+  errno = 0;
+  char* end = nullptr;
+  const long long copies = std::strtoll(n.c_str(), &end, 10);
+  if (errno || n.empty() || *end != '\0' || copies < 2 || copies > 100000)
+    usage_error("bad value '" + text + "' for --shake (expected N[:X%], N copies from 2 to 100000)");
+  sh.copies = unsigned(copies);
+  if (colon == std::string::npos) return;
+  std::string band = text.substr(colon + 1);
+  if (!band.empty() && band.back() == '%') band.pop_back();
+  errno = 0;
+  const double x = std::strtod(band.c_str(), &end);
+  if (errno || band.empty() || *end != '\0' || !std::isfinite(x) || x < 0 || x > 50)
+    usage_error("bad band '" + text.substr(colon + 1) + "' for --shake (expected a percentage X, 0 <= X <= 50)");
+  sh.band = x / 100.0;
+}
+
 }  // namespace
 
 void usage_error(const std::string& msg) {
@@ -157,6 +201,12 @@ Options parse(int argc, char** argv) {
       {"narrow-threshold", required_argument, nullptr, OPT_NARROW},
       {"json", no_argument, nullptr, OPT_JSON},
       {"output-swf", required_argument, nullptr, OPT_OUTPUT_SWF},
+      {"shake", required_argument, nullptr, OPT_SHAKE},
+      {"shake-jitter", required_argument, nullptr, OPT_SHAKE_JITTER},
+      {"shake-seed", required_argument, nullptr, OPT_SHAKE_SEED},
+      {"threads", required_argument, nullptr, OPT_THREADS},
+      {"top-users", required_argument, nullptr, OPT_TOP_USERS},
+      {"report", required_argument, nullptr, OPT_REPORT},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
@@ -167,6 +217,7 @@ Options parse(int argc, char** argv) {
   longopts.push_back({nullptr, 0, nullptr, 0});
 
   opterr = 0;
+  bool jitter_given = false, seed_given = false;
   int c;
   while ((c = getopt_long(argc, argv, ":w:p:s:qhV", longopts.data(), nullptr)) != -1) {
     switch (c) {
@@ -211,6 +262,21 @@ Options parse(int argc, char** argv) {
       case OPT_NARROW: o.metrics.narrow_threshold = to_int("narrow-threshold", optarg, 1, 1000000000); break;
       case OPT_JSON: o.json = true; break;
       case OPT_OUTPUT_SWF: o.output_swf = optarg; break;
+      case OPT_SHAKE: parse_shake(optarg, o.shake); break;
+      case OPT_SHAKE_JITTER:
+        o.shake.jitter = to_int("shake-jitter", optarg, 0, 365LL * 86400);
+        jitter_given = true;
+        break;
+      case OPT_SHAKE_SEED:
+        o.shake.seed = std::uint64_t(to_int("shake-seed", optarg, 0, (1LL << 62)));
+        seed_given = true;
+        break;
+      case OPT_THREADS: o.shake.threads = unsigned(to_int("threads", optarg, 1, 4096)); break;
+      case OPT_TOP_USERS: o.top_users = std::size_t(to_int("top-users", optarg, 0, 1000000)); break;
+      case OPT_REPORT:
+        o.report_dir = optarg;
+        if (o.report_dir.empty()) usage_error("--report needs a directory name");
+        break;
       case 'q': o.quiet = true; break;
       case 'h': std::cout << kHelp; std::exit(0);
       case 'V': std::cout << "easypp-sim " PACKAGE_VERSION "\n"; std::exit(0);
@@ -235,6 +301,10 @@ Options parse(int argc, char** argv) {
   if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
     usage_error("--output-swf with several schedulers needs %s in the file name");
   if (!o.output_swf.empty()) o.wl.keep_records = true;
+  if ((jitter_given || seed_given) && o.shake.copies == 0)
+    usage_error(std::string(jitter_given ? "--shake-jitter" : "--shake-seed") + " needs --shake N");
+  if (o.shake.copies > 0 && o.shake.band == 0 && o.shake.jitter == 0)
+    usage_error("--shake with a 0% band needs --shake-jitter SECONDS (otherwise every copy is the same)");
   return o;
 }
 

@@ -7,6 +7,7 @@
 
 #include "easypp/sim/generator.h"
 #include "easypp/sim/metrics.h"
+#include "easypp/sim/shake.h"
 #include "easypp/policy.h"
 #include "easypp/sim/workload.h"
 
@@ -22,6 +23,9 @@ struct Options {
   bool json = false;
   bool quiet = false;
   std::string output_swf;
+  ShakeOptions shake;        ///< shake.copies == 0: no shaking
+  std::string report_dir;    ///< --report DIR ("" : none)
+  std::size_t top_users = 10;  ///< per-user rows in the table
 };
 
 /// Parse argv. On --help/--version prints and exits 0; on a bad option or

@@ -5,9 +5,15 @@
 #include <exception>
 #include <iostream>
 
+#include <memory>
+#include <optional>
+
 #include "cli.h"
 #include "easypp/sim/generator.h"
+#include "easypp/sim/series.h"
+#include "easypp/sim/shake.h"
 #include "easypp/sim/simulator.h"
+#include "html_report.h"
 #include "report.h"
 
 using namespace easypp;
@@ -36,6 +42,15 @@ std::string output_name(const std::string& pattern, const std::string& sched) {
   return pattern.substr(0, p) + safe + pattern.substr(p + 2);
 }
 
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,11 +67,35 @@ int main(int argc, char** argv) {
                   << " malformed lines skipped in all (counts by reason: --json)\n";
     }
 
+    // Checked before any replay: a typo in --report costs nothing. (After
+    // the reading, which may still exit without unwinding on a bad
+    // synthetic spec.)
+    std::unique_ptr<report::ReportDir> report_dir;
+    if (!opt.report_dir.empty()) {
+      try {
+        report_dir = std::make_unique<report::ReportDir>(opt.report_dir);
+      } catch (const report::BadReportDir& e) {
+        std::cerr << "easypp-sim: " << e.what() << "\n";
+        return 2;
+      }
+    }
+
     std::vector<RunResult> results;
     results.reserve(cfgs.size());
     for (const auto& c : cfgs) results.push_back(Simulator(w, c).run());
 
-    std::vector<report::Run> runs;
+    std::optional<ShakeResult> shaken;
+    if (opt.shake.copies > 0) shaken = run_shaken(w, cfgs, opt.shake, opt.metrics);
+
+    report::Report rep;
+    rep.workload = &w;
+    rep.read_seconds = read_s;
+    rep.top_users = opt.top_users;
+    if (shaken) {
+      rep.shake = &opt.shake;
+      rep.shaken = &*shaken;
+    }
+    std::vector<report::Run>& runs = rep.runs;
     for (const auto& r : results) {
       report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}};
       if (opt.flurries) {
@@ -79,17 +118,34 @@ int main(int argc, char** argv) {
     }
 
     if (opt.json) {
-      if (!report::print_json(std::cout, w, read_s, runs)) {
+      if (!report::print_json(std::cout, rep)) {
         std::cerr << "easypp-sim: cannot write the JSON report\n";
         return 1;
       }
     } else {
-      report::print_text(std::cout, w, read_s, runs);
+      report::print_text(std::cout, rep);
     }
     std::cout.flush();
     if (!std::cout) {
       std::cerr << "easypp-sim: cannot write to standard output\n";
       return 1;
+    }
+    if (report_dir) {
+      json_t* doc = report::build_json(rep);
+      json_object_set_new(doc, "command", json_string(command_line(argc, argv).c_str()));
+      json_t* figs = json_array();
+      for (const auto& r : results)
+        json_array_append_new(figs, report::series_json(compute_series(w, r, opt.metrics)));
+      json_object_set_new(doc, "figures", figs);
+      try {
+        report_dir->write(doc);
+      } catch (const std::runtime_error& e) {
+        json_decref(doc);
+        std::cerr << "easypp-sim: " << e.what() << "\n";
+        return 1;
+      }
+      json_decref(doc);
+      if (!opt.quiet) std::cerr << "easypp-sim: report written to " << report_dir->dir() << "/index.html\n";
     }
     return 0;
   } catch (const swf::Error& e) {

@@ -96,6 +96,10 @@ json_t* metrics_json(const Metrics& m) {
   json_object_set_new(o, "jobs_measured", json_integer(json_int_t(m.jobs_measured)));
   json_object_set_new(o, "jobs_after_last_arrival", json_integer(json_int_t(m.jobs_after_last_arrival)));
   json_object_set_new(o, "max_wait_minutes", json_real(m.max_wait_minutes));
+  json_object_set_new(o, "p99_wait_minutes", json_real(m.p99_wait_minutes));
+  json_object_set_new(o, "wide_jobs", json_integer(json_int_t(m.wide_jobs)));
+  json_object_set_new(o, "wide_avg_wait_minutes", json_real(m.wide_avg_wait_minutes));
+  json_object_set_new(o, "wide_max_wait_minutes", json_real(m.wide_max_wait_minutes));
   json_object_set_new(o, "avg_wait_minutes", json_real(m.avg_wait_minutes));
   json_object_set_new(o, "avg_response_minutes", json_real(m.avg_response_minutes));
   json_object_set_new(o, "avg_bounded_slowdown", json_real(m.avg_bounded_slowdown));
@@ -131,6 +135,163 @@ json_t* metrics_json(const Metrics& m) {
   }
   json_object_set_new(o, "categories", cats);
   return o;
+}
+
+// The scalar metrics, by their JSON names: the "shaken" object summarizes
+// each of them over the copies.
+struct Field {
+  const char* name;
+  double (*get)(const Metrics&);
+};
+const Field kFields[] = {
+    {"jobs_measured", [](const Metrics& m) { return double(m.jobs_measured); }},
+    {"jobs_after_last_arrival", [](const Metrics& m) { return double(m.jobs_after_last_arrival); }},
+    {"max_wait_minutes", [](const Metrics& m) { return m.max_wait_minutes; }},
+    {"p99_wait_minutes", [](const Metrics& m) { return m.p99_wait_minutes; }},
+    {"wide_jobs", [](const Metrics& m) { return double(m.wide_jobs); }},
+    {"wide_avg_wait_minutes", [](const Metrics& m) { return m.wide_avg_wait_minutes; }},
+    {"wide_max_wait_minutes", [](const Metrics& m) { return m.wide_max_wait_minutes; }},
+    {"avg_wait_minutes", [](const Metrics& m) { return m.avg_wait_minutes; }},
+    {"avg_response_minutes", [](const Metrics& m) { return m.avg_response_minutes; }},
+    {"avg_bounded_slowdown", [](const Metrics& m) { return m.avg_bounded_slowdown; }},
+    {"avg_accuracy_percent", [](const Metrics& m) { return m.avg_accuracy_percent; }},
+    {"corrections_per_job", [](const Metrics& m) { return m.corrections_per_job; }},
+    {"corrections_stddev", [](const Metrics& m) { return m.corrections_stddev; }},
+    {"backfilled_percent", [](const Metrics& m) { return m.backfilled_percent; }},
+    {"utilization", [](const Metrics& m) { return m.utilization; }},
+    {"offered_load", [](const Metrics& m) { return m.offered_load; }},
+};
+const Field kPredictabilityFields[] = {
+    {"reserved_jobs", [](const Metrics& m) { return double(m.predictability.reserved_jobs); }},
+    {"rate_percent", [](const Metrics& m) { return m.predictability.rate_percent; }},
+    {"mean_abs_deviation_minutes", [](const Metrics& m) { return m.predictability.mean_abs_dev_minutes; }},
+    {"median_abs_deviation_minutes", [](const Metrics& m) { return m.predictability.median_abs_dev_minutes; }},
+    {"stddev_abs_deviation_minutes", [](const Metrics& m) { return m.predictability.stddev_abs_dev_minutes; }},
+    {"late_jobs", [](const Metrics& m) { return double(m.predictability.late_jobs); }},
+    {"late_rate_percent", [](const Metrics& m) { return m.predictability.late_rate_percent; }},
+    {"late_mean_minutes", [](const Metrics& m) { return m.predictability.late_mean_minutes; }},
+    {"late_median_minutes", [](const Metrics& m) { return m.predictability.late_median_minutes; }},
+};
+// Copy values kept in the JSON for the spread chart.
+const char* const kPerCopy[] = {"avg_wait_minutes", "avg_bounded_slowdown", "max_wait_minutes",
+                                "p99_wait_minutes"};
+
+double field(const char* name, const Metrics& m) {
+  for (const Field& f : kFields)
+    if (std::strcmp(f.name, name) == 0) return f.get(m);
+  return 0;
+}
+
+std::vector<double> values(const std::vector<Metrics>& ms, double (*get)(const Metrics&)) {
+  std::vector<double> v;
+  v.reserve(ms.size());
+  for (const Metrics& m : ms) v.push_back(get(m));
+  return v;
+}
+
+// Paired change of scheduler s against the first, in percent, per copy.
+std::vector<double> paired_change(const ShakeResult& sr, std::size_t s, double (*get)(const Metrics&)) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < sr.metrics[s].size(); ++i)
+    v.push_back(pct_change(get(sr.metrics[s][i]), get(sr.metrics[0][i])));
+  return v;
+}
+
+// Copies in which scheduler s is strictly lower than the first.
+std::size_t wins(const ShakeResult& sr, std::size_t s, double (*get)(const Metrics&)) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < sr.metrics[s].size(); ++i)
+    if (get(sr.metrics[s][i]) < get(sr.metrics[0][i])) ++n;
+  return n;
+}
+
+double get_wait(const Metrics& m) { return m.avg_wait_minutes; }
+double get_bsld(const Metrics& m) { return m.avg_bounded_slowdown; }
+
+json_t* spread_json(const Spread& sp) {
+  json_t* o = json_object();
+  json_object_set_new(o, "mean", json_real(sp.mean));
+  json_object_set_new(o, "sd", json_real(sp.sd));
+  json_object_set_new(o, "min", json_real(sp.min));
+  json_object_set_new(o, "max", json_real(sp.max));
+  json_t* ci = json_array();
+  json_array_append_new(ci, json_real(sp.ci_low));
+  json_array_append_new(ci, json_real(sp.ci_high));
+  json_object_set_new(o, "ci95", ci);
+  return o;
+}
+
+json_t* reals(const std::vector<double>& v) {
+  json_t* a = json_array();
+  for (double x : v) json_array_append_new(a, json_real(x));
+  return a;
+}
+
+// The "shaken" object of run s.
+json_t* shaken_json(const ShakeResult& sr, std::size_t s) {
+  const std::vector<Metrics>& ms = sr.metrics[s];
+  json_t* o = json_object();
+  json_object_set_new(o, "copies", json_integer(json_int_t(ms.size())));
+  for (const Field& f : kFields) json_object_set_new(o, f.name, spread_json(spread_of(values(ms, f.get))));
+  json_t* pj = json_object();
+  for (const Field& f : kPredictabilityFields)
+    json_object_set_new(pj, f.name, spread_json(spread_of(values(ms, f.get))));
+  json_object_set_new(o, "predictability", pj);
+  if (s > 0) {
+    json_t* w = json_object();
+    json_object_set_new(w, "avg_wait_minutes", json_integer(json_int_t(wins(sr, s, get_wait))));
+    json_object_set_new(w, "avg_bounded_slowdown", json_integer(json_int_t(wins(sr, s, get_bsld))));
+    json_object_set_new(o, "wins_vs_first", w);
+    json_t* ch = json_object();
+    json_object_set_new(ch, "avg_wait_minutes", spread_json(spread_of(paired_change(sr, s, get_wait))));
+    json_object_set_new(ch, "avg_bounded_slowdown", spread_json(spread_of(paired_change(sr, s, get_bsld))));
+    json_object_set_new(o, "percent_change_vs_first", ch);
+  }
+  json_t* pc = json_object();
+  for (const char* name : kPerCopy) {
+    json_t* a = json_array();
+    for (const Metrics& m : ms) json_array_append_new(a, json_real(field(name, m)));
+    json_object_set_new(pc, name, a);
+  }
+  json_object_set_new(o, "per_copy", pc);
+  return o;
+}
+
+json_t* shake_json(const ShakeOptions& so, const ShakeResult& sr) {
+  json_t* o = json_object();
+  json_object_set_new(o, "copies", json_integer(so.copies));
+  json_object_set_new(o, "band_percent", json_real(so.band * 100.0));
+  json_object_set_new(o, "jitter_seconds", json_integer(so.jitter));
+  json_object_set_new(o, "seed", json_integer(json_int_t(so.seed)));
+  json_object_set_new(o, "threads", json_integer(sr.threads));
+  json_object_set_new(o, "elapsed_seconds", json_real(sr.elapsed_seconds));
+  json_object_set_new(o, "load_factors", reals(sr.load_factors));
+  json_object_set_new(o, "offered_loads", reals(sr.offered_loads));
+  return o;
+}
+
+// Per-user rows of run r, with the change against the first run's row.
+json_t* users_json(const Metrics& m, const Metrics& first) {
+  json_t* a = json_array();
+  std::size_t k = 0;  // both sorted by user id
+  for (const UserMetrics& u : m.users) {
+    while (k < first.users.size() && first.users[k].user < u.user) ++k;
+    const UserMetrics* b = (k < first.users.size() && first.users[k].user == u.user) ? &first.users[k] : nullptr;
+    json_t* o = json_object();
+    json_object_set_new(o, "user", json_integer(u.user));
+    json_object_set_new(o, "jobs", json_integer(json_int_t(u.jobs)));
+    json_object_set_new(o, "avg_wait_minutes", json_real(u.avg_wait_minutes));
+    json_object_set_new(o, "avg_bounded_slowdown", json_real(u.avg_bounded_slowdown));
+    json_t* ch = json_object();
+    json_object_set_new(ch, "avg_wait_minutes",
+                        b && b->avg_wait_minutes > 0 ? json_real(pct_change(u.avg_wait_minutes, b->avg_wait_minutes))
+                                                     : (b && u.avg_wait_minutes == 0 ? json_real(0) : json_null()));
+    json_object_set_new(ch, "avg_bounded_slowdown",
+                        b ? json_real(pct_change(u.avg_bounded_slowdown, b->avg_bounded_slowdown)) : json_null());
+    json_object_set_new(o, "percent_change_vs_first", ch);
+    json_array_append_new(a, o);
+  }
+  return a;
 }
 
 json_t* input_json(const Workload& w, double read_seconds) {
@@ -171,8 +332,135 @@ json_t* input_json(const Workload& w, double read_seconds) {
 
 }  // namespace
 
-void print_text(std::ostream& os, const Workload& w, double read_seconds, const std::vector<Run>& runs) {
-  print_input(os, w, read_seconds);
+namespace {
+
+std::size_t name_width(const std::vector<Run>& runs) {
+  std::size_t namew = 9;
+  for (const Run& r : runs) namew = std::max(namew, r.result->config.name.size());
+  return namew;
+}
+
+void print_starvation(std::ostream& os, const Workload& w, const std::vector<Run>& runs) {
+  const int namew = int(name_width(runs));
+  os << "\nstarvation (all simulated jobs; wide: more than " << w.procs / 2 << " processors, "
+     << runs[0].metrics.wide_jobs << " jobs):\n";
+  os << std::left << std::setw(namew) << "scheduler" << std::right << std::setw(9) << "maxw(h)"
+     << std::setw(9) << "p99w(h)" << std::setw(16) << "wide wait(min)" << std::setw(14)
+     << "wide maxw(h)" << std::setw(20) << "after last arrival" << "\n";
+  for (const Run& r : runs) {
+    const Metrics& m = r.metrics;
+    os << std::left << std::setw(namew) << r.result->config.name << std::right << std::setw(9)
+       << fmt(m.max_wait_minutes / 60.0, 1) << std::setw(9) << fmt(m.p99_wait_minutes / 60.0, 1)
+       << std::setw(16) << fmt(m.wide_avg_wait_minutes, 1) << std::setw(14)
+       << fmt(m.wide_max_wait_minutes / 60.0, 1) << std::setw(20) << m.jobs_after_last_arrival << "\n";
+  }
+}
+
+const UserMetrics* find_user(const Metrics& m, UserId u) {
+  auto it = std::lower_bound(m.users.begin(), m.users.end(), u,
+                             [](const UserMetrics& a, UserId b) { return a.user < b; });
+  return it != m.users.end() && it->user == u ? &*it : nullptr;
+}
+
+void print_users(std::ostream& os, const std::vector<Run>& runs, std::size_t top) {
+  const Metrics& m0 = runs[0].metrics;
+  if (top == 0 || m0.users.empty()) return;
+  std::vector<const UserMetrics*> by_jobs;
+  for (const UserMetrics& u : m0.users) by_jobs.push_back(&u);
+  std::stable_sort(by_jobs.begin(), by_jobs.end(),
+                   [](const UserMetrics* a, const UserMetrics* b) { return a->jobs > b->jobs; });
+  if (by_jobs.size() > top) by_jobs.resize(top);
+  const std::string& first = runs[0].result->config.name;
+  os << "\nper user (the " << by_jobs.size() << " of " << m0.users.size()
+     << " users with the most measured jobs under " << first
+     << "; wait min / bsld, change against " << first << "; all users: --json):\n";
+  const int colw = 34;
+  os << std::right << std::setw(8) << "user" << std::setw(8) << "jobs";
+  for (const Run& r : runs) os << std::setw(colw) << r.result->config.name;
+  os << "\n";
+  for (const UserMetrics* u : by_jobs) {
+    os << std::setw(8) << u->user << std::setw(8) << u->jobs;
+    for (std::size_t s = 0; s < runs.size(); ++s) {
+      const UserMetrics* x = find_user(runs[s].metrics, u->user);
+      std::string cell = "-";
+      if (x) {
+        cell = fmt(x->avg_wait_minutes, 1) + " / " + fmt(x->avg_bounded_slowdown, 2);
+        if (s > 0)
+          cell += " (" + (u->avg_wait_minutes > 0 ? signed_pct(pct_change(x->avg_wait_minutes, u->avg_wait_minutes)) : std::string("n/a")) +
+                  " / " + signed_pct(pct_change(x->avg_bounded_slowdown, u->avg_bounded_slowdown)) + ")";
+      }
+      os << std::setw(colw) << cell;
+    }
+    os << "\n";
+  }
+  for (std::size_t s = 1; s < runs.size(); ++s) {
+    std::size_t better = 0, worse = 0, both = 0;
+    for (const UserMetrics& u : m0.users) {
+      const UserMetrics* x = find_user(runs[s].metrics, u.user);
+      if (!x) continue;
+      ++both;
+      if (x->avg_bounded_slowdown < u.avg_bounded_slowdown) ++better;
+      else if (x->avg_bounded_slowdown > u.avg_bounded_slowdown) ++worse;
+    }
+    os << "  " << runs[s].result->config.name << ": " << better << " of " << both
+       << " users have a lower bsld than under " << first << ", " << worse << " a higher one\n";
+  }
+}
+
+// "mean+-half" of the 95% interval.
+std::string pm(const Spread& sp, int prec) {
+  return fmt(sp.mean, prec) + " +- " + fmt(sp.half_width(), prec);
+}
+
+std::string pm_pct(const Spread& sp) {
+  std::ostringstream o;
+  o << std::showpos << std::fixed << std::setprecision(1) << sp.mean << std::noshowpos << "% +- "
+    << sp.half_width();
+  return o.str();
+}
+
+void print_shaken(std::ostream& os, const Report& rep) {
+  const ShakeResult& sr = *rep.shaken;
+  const ShakeOptions& so = *rep.shake;
+  const std::vector<Run>& runs = rep.runs;
+  const std::size_t n = sr.load_factors.size();
+  const auto [lo, hi] = std::minmax_element(sr.offered_loads.begin(), sr.offered_loads.end());
+  os << "\nshaken: " << n << " copies, offered load x" << fmt(sr.load_factors.front(), 4) << " to x"
+     << fmt(sr.load_factors.back(), 4) << " (" << fmt(*lo, 3) << " to " << fmt(*hi, 3) << ")";
+  if (so.jitter > 0) os << ", submit times jittered by up to +-" << so.jitter << " s (seed " << so.seed << ")";
+  os << "; " << n * runs.size() << " replays in " << fmt(sr.elapsed_seconds, 2) << " s on " << sr.threads
+     << (sr.threads == 1 ? " thread" : " threads") << "\n";
+  os << "mean +- half-width of the 95% confidence interval (Student's t); vs first: paired change;\n"
+     << "wins: copies in which the scheduler beats " << runs[0].result->config.name << "\n";
+  const int namew = int(name_width(runs));
+  // Cells are separated by at least one space, however wide the numbers.
+  auto row = [&](const std::string& name, const std::vector<std::string>& cells) {
+    static const int widths[] = {16, 16, 6, 16, 16, 6, 15, 14};
+    os << std::left << std::setw(namew) << name << std::right;
+    for (std::size_t c = 0; c < cells.size(); ++c) os << ' ' << std::setw(widths[c]) << cells[c];
+    os << "\n";
+  };
+  row("scheduler", {"wait(min)", "vs first", "wins", "bsld", "vs first", "wins", "maxw(h)", "p99w(h)"});
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    const std::vector<Metrics>& ms = sr.metrics[s];
+    auto sp = [&](double (*get)(const Metrics&)) { return spread_of(values(ms, get)); };
+    const Spread maxw = sp([](const Metrics& m) { return m.max_wait_minutes / 60.0; });
+    const Spread p99 = sp([](const Metrics& m) { return m.p99_wait_minutes / 60.0; });
+    const std::string total = "/" + std::to_string(n);
+    row(runs[s].result->config.name,
+        {pm(sp(get_wait), 1), s ? pm_pct(spread_of(paired_change(sr, s, get_wait))) : "",
+         s ? std::to_string(wins(sr, s, get_wait)) + total : "-", pm(sp(get_bsld), 2),
+         s ? pm_pct(spread_of(paired_change(sr, s, get_bsld))) : "",
+         s ? std::to_string(wins(sr, s, get_bsld)) + total : "-", pm(maxw, 1), pm(p99, 1)});
+  }
+}
+
+}  // namespace
+
+void print_text(std::ostream& os, const Report& rep) {
+  const Workload& w = *rep.workload;
+  const std::vector<Run>& runs = rep.runs;
+  print_input(os, w, rep.read_seconds);
   if (runs.empty()) return;
   const Metrics& m0 = runs[0].metrics;
   os << "  measured " << m0.jobs_measured << " jobs; offered load " << fmt(m0.offered_load, 3)
@@ -182,9 +470,9 @@ void print_text(std::ostream& os, const Workload& w, double read_seconds, const 
     os << "\nwithout flurry jobs (" << runs[0].without_flurries.jobs_measured << " measured):\n";
     print_runs(os, runs, true);
   }
+  print_starvation(os, w, runs);
   os << "\nper category (wait min / bsld / acc%):\n";
-  std::size_t namew = 9;
-  for (const Run& r : runs) namew = std::max(namew, r.result->config.name.size());
+  const std::size_t namew = name_width(runs);
   os << std::left << std::setw(int(namew)) << "scheduler" << std::right;
   for (const auto& c : m0.categories) os << std::setw(24) << (c.name + " (" + std::to_string(c.jobs) + ")");
   os << "\n";
@@ -208,13 +496,18 @@ void print_text(std::ostream& os, const Workload& w, double read_seconds, const 
        << std::setw(9) << fmt(p.late_rate_percent, 1) << std::setw(11) << fmt(p.late_mean_minutes, 1)
        << std::setw(12) << fmt(p.late_median_minutes, 1) << "\n";
   }
+  print_users(os, runs, rep.top_users);
+  if (rep.shaken) print_shaken(os, rep);
 }
 
-bool print_json(std::ostream& os, const Workload& w, double read_seconds, const std::vector<Run>& runs) {
+json_t* build_json(const Report& rep) {
+  const std::vector<Run>& runs = rep.runs;
   json_t* root = json_object();
-  json_object_set_new(root, "input", input_json(w, read_seconds));
+  json_object_set_new(root, "input", input_json(*rep.workload, rep.read_seconds));
+  if (rep.shaken) json_object_set_new(root, "shake", shake_json(*rep.shake, *rep.shaken));
   json_t* arr = json_array();
-  for (const Run& r : runs) {
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    const Run& r = runs[s];
     json_t* o = metrics_json(r.metrics);
     json_object_set_new(o, "scheduler", json_string(r.result->config.name.c_str()));
     json_object_set_new(o, "knobs", json_string(r.result->config.describe().c_str()));
@@ -229,19 +522,49 @@ bool print_json(std::ostream& os, const Workload& w, double read_seconds, const 
     json_object_set_new(ch, "avg_wait_minutes", json_real(pct_change(r.metrics.avg_wait_minutes, b.avg_wait_minutes)));
     json_object_set_new(ch, "avg_bounded_slowdown", json_real(pct_change(r.metrics.avg_bounded_slowdown, b.avg_bounded_slowdown)));
     json_object_set_new(o, "percent_change_vs_first", ch);
+    json_object_set_new(o, "users", users_json(r.metrics, b));
     if (r.has_without_flurries) json_object_set_new(o, "without_flurries", metrics_json(r.without_flurries));
+    if (rep.shaken) json_object_set_new(o, "shaken", shaken_json(*rep.shaken, s));
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "runs", arr);
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   json_object_set_new(root, "peak_rss_mb", json_real(double(ru.ru_maxrss) / 1024.0));
+  return root;
+}
+
+bool print_json(std::ostream& os, const Report& rep) {
+  json_t* root = build_json(rep);
   char* s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER);
   json_decref(root);
   if (!s) return false;
   os << s << "\n";
   std::free(s);
   return bool(os);
+}
+
+json_t* series_json(const RunSeries& s) {
+  auto points = [](const std::vector<SeriesPoint>& v) {
+    json_t* xs = json_array();
+    json_t* ys = json_array();
+    for (const SeriesPoint& p : v) {
+      json_array_append_new(xs, json_real(p.x));
+      json_array_append_new(ys, json_real(p.y));
+    }
+    json_t* o = json_object();
+    json_object_set_new(o, "x", xs);
+    json_object_set_new(o, "y", ys);
+    return o;
+  };
+  json_t* o = json_object();
+  json_object_set_new(o, "running_bsld", points(s.running_bsld));
+  json_object_set_new(o, "wait_cdf", points(s.wait_cdf));
+  json_object_set_new(o, "queue_length", points(s.queue_length));
+  json_t* h = json_array();
+  for (std::uint64_t c : s.accuracy_hist) json_array_append_new(h, json_integer(json_int_t(c)));
+  json_object_set_new(o, "accuracy_hist", h);
+  return o;
 }
 
 void write_swf(const std::string& path, const Workload& w, const RunResult& r) {

@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <jansson.h>
+
 #include "easypp/sim/metrics.h"
+#include "easypp/sim/series.h"
+#include "easypp/sim/shake.h"
 #include "easypp/sim/simulator.h"
 #include "easypp/sim/workload.h"
 
@@ -18,13 +22,28 @@ struct Run {
   Metrics without_flurries;
 };
 
-/// Human-readable: input summary, comparison table, categories, predictability.
-void print_text(std::ostream& os, const Workload& w, double read_seconds,
-                const std::vector<Run>& runs);
+/// Everything one easypp-sim call reports.
+struct Report {
+  const Workload* workload = nullptr;
+  double read_seconds = 0;
+  std::vector<Run> runs;
+  const ShakeOptions* shake = nullptr;   ///< with the shaken copies, else null
+  const ShakeResult* shaken = nullptr;   ///< metrics[s] belongs to runs[s]
+  std::size_t top_users = 10;            ///< rows of the per-user table
+};
 
-/// One JSON document (jansson). Returns false if writing failed.
-bool print_json(std::ostream& os, const Workload& w, double read_seconds,
-                const std::vector<Run>& runs);
+/// Human-readable: input summary, comparison table, starvation, categories,
+/// predictability, per-user view, and the shaken comparison.
+void print_text(std::ostream& os, const Report& rep);
+
+/// The JSON document (jansson; the caller owns it).
+json_t* build_json(const Report& rep);
+
+/// Prints build_json. Returns false if writing failed.
+bool print_json(std::ostream& os, const Report& rep);
+
+/// The figure data of one run, as JSON (for --report).
+json_t* series_json(const RunSeries& s);
 
 /// Write the simulated schedule as SWF (records from the workload, wait
 /// times filled in). Throws std::runtime_error on I/O failure.

@@ -2,14 +2,17 @@
 # easypp-sweep: a 4-configuration x 2-load sweep gives the expected table rows,
 # each equal to a direct easypp-sim run of the same spec; several schedulers
 # share one easypp-sim call; a failing configuration is reported with
-# easypp-sim's message while the others complete (exit 1); usage errors exit 2.
+# easypp-sim's message while the others complete (exit 1); a configuration
+# that starves jobs (--max-starvation) is marked on its line and never named
+# best; usage errors exit 2.
 . "$(dirname "$0")/lib.sh"
 need_sim
 W='synthetic:seed=7,jobs=1500,procs=64,users=12'
 
 expect_status "--help exits 0" 0 "$SWEEP" --help
 for opt in --workload --grid --base --load --baseline --also --jobs --batch --sort --top \
-           --csv --json --procs --max-jobs --flurries --sim --timeout --quiet "EXIT STATUS"; do
+           --csv --json --procs --max-jobs --flurries --sim --timeout --quiet --max-starvation \
+           "EXIT STATUS"; do
   has "$T/out" "$opt" || fail "--help documents $opt"
 done
 pass "--help documents every option"
@@ -49,8 +52,9 @@ for r in d["runs"]:
     f = rows[r["scheduler"]]
     want = ["%.1f" % r["avg_wait_minutes"], "%.2f" % r["avg_bounded_slowdown"],
             "%.1f" % r["avg_accuracy_percent"], "%.3f" % r["corrections_per_job"],
-            "%.3f" % r["utilization"], "%.1f" % (r["max_wait_minutes"] / 60)]
-    got = [f[1], f[3], f[5], f[6], f[7], f[8]]
+            "%.3f" % r["utilization"], "%.1f" % (r["max_wait_minutes"] / 60),
+            "%.1f" % (r["p99_wait_minutes"] / 60)]
+    got = [f[1], f[3], f[5], f[6], f[7], f[8], f[9]]
     pw = "%+.1f%%" % ((r["avg_wait_minutes"] - base["avg_wait_minutes"]) / base["avg_wait_minutes"] * 100)
     if got != want or f[2] != pw:
         print(r["scheduler"], "table", got, f[2], "easypp-sim", want, pw)
@@ -65,7 +69,7 @@ for line in open(sys.argv[1]):
     f = line.split()
     if line.startswith("load "):
         cur, last = f[1], -1
-    elif cur and f and f[0].isdigit() and len(f) == 10:
+    elif cur and f and f[0].isdigit() and len(f) == 12:
         if float(f[3]) < last:
             sys.exit(1)
         last = float(f[3])
@@ -93,6 +97,61 @@ e = [r for r in rows if r["scheduler"] == "easy"][0]
 assert float(e["wait_vs_baseline_percent"]) == 0.0
 EOF
 json_check "JSON: 10 results, no error" "$T/s.json" "len(d['results']) == 10 and all(r['error'] is None for r in d['results'])"
+
+# --- starvation: marked on every ranked line, never named best ---------------------------
+# At the log's load, window=16:metric=min waits longest 150.6 h against easy's
+# 70.9 h (2.1x); window=1 and 3 stay within 1.3x (longest) and 1.4x (p99).
+"$SWEEP" -w "$W" --grid window=1,3,16 --grid metric=avg,min --also x2 --json "$T/st.json" \
+  >"$T/table" 2>"$T/err"; st=$?
+check "starvation sweep exits 0" [ $st = 0 ]
+check "every ranked line's '!' agrees with its longest and p99 waits (limit 2x)" python3 - "$T/table" "$T/st.json" 2 <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[2]))
+limit = float(sys.argv[3])
+runs = {r["scheduler"]: r["run"] for r in doc["results"]}
+base = runs["easy"]
+starving = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 12 and f[0].isdigit():
+        r = runs[f[11]]
+        want = f[11] != "easy" and (r["max_wait_minutes"] > limit * base["max_wait_minutes"] or
+                                    r["p99_wait_minutes"] > limit * base["p99_wait_minutes"])
+        if ("!" in f[10]) != want:
+            print("wrong mark:", line.rstrip()); sys.exit(1)
+        # the other marks: worse than easy on wait (w) and on bsld (b)
+        if ("w" in f[10]) != (f[11] != "easy" and r["avg_wait_minutes"] > base["avg_wait_minutes"]):
+            print("wrong w:", line.rstrip()); sys.exit(1)
+        starving += want
+sys.exit(0 if starving >= 1 else 1)
+EOF
+check "the starving configuration is listed with its figures" \
+  has "$T/table" "load log, easy++:window=16:metric=min: longest wait 150.6 h (2.12x), p99 wait 117.3 h (2.38x) (easy: longest 70.9 h, p99 49.4 h)"
+json_check "JSON: starving flag and best" "$T/st.json" "d['max_starvation'] == 2 and [r['starving'] for r in d['results'] if r['scheduler'] == 'easy++:window=16:metric=min'] == [True] and d['best'] == {'log': 'easy++:window=1:metric=avg'}"
+# A stricter limit excludes the top-ranked configurations: the best becomes
+# x2, the first that stays within 1.2x of easy's waits.
+"$SWEEP" -w "$W" --grid window=1,3 --also x2 --max-starvation 1.2 --csv "$T/st.csv" >"$T/table" 2>"$T/err"
+top=$(awk '/^load /{on=1} on && $1 == "1" {print $NF; exit}' "$T/table")
+check "stricter limit: the top-ranked configuration ($top) is marked '!'" \
+  sh -c "[ '$top' = easy++:window=1 ] && grep -Eq '^ +1 .* ! +easy\+\+:window=1\$' '$T/table'"
+check "stricter limit: best is the best-ranked configuration within the limit (x2)" \
+  sh -c "awk '/^best configuration per load/{on=1} on && \$1 == \"log\" {print \$NF}' '$T/table' | grep -qx x2"
+check "stricter limit: both exclusions are explained" \
+  sh -c "grep -q 'load log, easy++:window=1: longest wait 86.6 h (1.22x), p99 wait 68.6 h (1.39x)' '$T/table' && grep -q 'load log, easy++:window=3: ' '$T/table'"
+check "CSV: p99 and flags columns" python3 - "$T/st.csv" <<'EOF'
+import csv, sys
+rows = {r["scheduler"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert rows["easy++:window=1"]["flags"] == "!", rows["easy++:window=1"]
+assert rows["easy"]["flags"] == "-" and float(rows["easy"]["p99_wait_minutes"]) > 0
+EOF
+"$SWEEP" -w "$W" --grid window=1,3 --max-starvation 1.01 >"$T/table" 2>"$T/err"
+check "no configuration within the limit: keep the baseline" \
+  has "$T/table" "log  no configuration within the starvation limit: keep easy there"
+"$SWEEP" -w "$W" --grid window=16 --grid metric=min --max-starvation off >"$T/table" 2>"$T/err"
+check "--max-starvation off: no mark, the starving configuration can be best" \
+  sh -c "! grep -q ' ! ' '$T/table' && awk '/^best configuration per load/{on=1} on && \$1 == \"log\"' '$T/table' | grep -q 'easy++:window=16:metric=min'"
+expect_status "bad --max-starvation: exit 2" 2 "$SWEEP" -w "$W" --grid window=1 --max-starvation -1
+expect_status "non-numeric --max-starvation: exit 2" 2 "$SWEEP" -w "$W" --grid window=1 --max-starvation lots
 
 # --- a failing configuration -----------------------------------------------------------
 "$SWEEP" -w "$W" --grid window=2,0,4 -j 2 >"$T/table" 2>"$T/err"; st=$?
@@ -127,7 +186,7 @@ if [ -r "$KTH" ]; then
     --load log,0.85 >"$T/table" 2>"$T/err"; st=$?
   check "KTH (3000 jobs): exit 0, 3000 jobs on 100 processors" \
     sh -c "[ $st = 0 ] && grep -q 'KTH-SP2-1996-2.1-cln.swf: 3000 jobs on 100 processors' '$T/table'"
-  n=$(awk '$1 ~ /^[0-9]+$/ && NF == 10' "$T/table" | wc -l)
+  n=$(awk '$1 ~ /^[0-9]+$/ && NF == 12' "$T/table" | wc -l)
   check "KTH: 2 loads x 5 rows" [ "$n" = 10 ]
 else
   echo "skip KTH sweep: $KTH not readable"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace easypp {
 
@@ -85,6 +86,13 @@ Predictor::Predictor(PredictorConfig cfg) : cfg_(cfg) {
   cfg_.window = std::clamp(cfg_.window, 1, PredictorConfig::kMaxWindow);
 }
 
+void Predictor::forget_user(UserId user) {
+  users_.erase(user);
+  if (extended_.empty()) return;
+  for (auto it = extended_.begin(); it != extended_.end();)
+    it = it->first.first == user ? extended_.erase(it) : std::next(it);
+}
+
 void Predictor::clear() {
   users_.clear();
   extended_.clear();
@@ -135,7 +143,7 @@ Time Predictor::fallback(const RingBuf* user_ring, Time estimate) const {
   return estimate;
 }
 
-Time Predictor::predict(UserId user, Time estimate) const {
+Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
   const std::size_t k = std::size_t(cfg_.window);
   const RingBuf* ring = nullptr;
   if (user != kNoUser) {
@@ -152,6 +160,7 @@ Time Predictor::predict(UserId user, Time estimate) const {
   }
 
   Time p;
+  bool from_history = false;
   const std::size_t have = src ? std::min(src->size(), k) : 0;
   const bool enough = cfg_.fullness == Fullness::Full ? have >= k : have >= 1;
   if (!enough) {
@@ -163,11 +172,14 @@ Time Predictor::predict(UserId user, Time estimate) const {
       items[i] = &src->recent(i);
       same_estimate &= items[i]->estimate == estimate;
     }
-    if (cfg_.type == HistoryType::Immediate && !same_estimate)
+    if (cfg_.type == HistoryType::Immediate && !same_estimate) {
       p = fallback(ring, estimate);
-    else
+    } else {
       p = combine(items, have);
+      from_history = true;
+    }
   }
+  if (used_history) *used_history = from_history;
   return std::clamp<Time>(p, 1, std::max<Time>(estimate, 1));
 }
 

@@ -1,5 +1,6 @@
 #include "easypp/queue.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace easypp {
@@ -17,7 +18,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     pool_.emplace_back();
   }
   pool_[s] = Entry{h, key, prediction, estimate, width, since, true};
-  ++widths_[width];
+  count_width(width, +1);
   // Arrivals usually come in queue order: hint at the end.
   by_queue_.insert(by_queue_.end(), item(s));
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
@@ -31,8 +32,29 @@ void WaitQueue::erase(Slot s) {
   if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(it);
   pool_[s].live = false;
   free_.push_back(s);
-  auto w = widths_.find(pool_[s].width);
+  count_width(pool_[s].width, -1);
+}
+
+void WaitQueue::count_large_width(std::int64_t width, int delta) {
+  auto w = std::lower_bound(widths_.begin(), widths_.end(), width,
+                            [](const auto& e, std::int64_t v) { return e.first < v; });
+  if (delta > 0) {
+    if (w != widths_.end() && w->first == width) ++w->second;
+    else widths_.insert(w, {width, 1});
+    return;
+  }
+  assert(w != widths_.end() && w->first == width && w->second > 0);
   if (--w->second == 0) widths_.erase(w);
+}
+
+void WaitQueue::find_min_width() {
+  for (unsigned i = 0; i < kSmallWords; ++i) {
+    if (small_mask_[i] != 0) {
+      min_width_ = std::int64_t(i * 64 + unsigned(__builtin_ctzll(small_mask_[i])));
+      return;
+    }
+  }
+  min_width_ = widths_.empty() ? 0 : widths_.front().first;
 }
 
 void WaitQueue::set_prediction(Slot s, Time p) {

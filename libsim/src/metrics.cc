@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace easypp {
 
@@ -46,14 +47,22 @@ struct Acc {
 
 }  // namespace
 
+MeasuredSet::MeasuredSet(const Workload& w, const RunResult& r, const MetricsOptions& opt)
+    : w_(w), r_(r), exclude_flurries_(opt.exclude_flurries) {
+  if (w.jobs.empty()) return;
+  warm_ = std::uint32_t(std::ceil(opt.warmup_fraction * double(w.jobs.size())));
+  last_arrival_ = w.jobs.back().submit;
+}
+
 Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOptions& opt) {
   Metrics m;
   const std::size_t n = w.jobs.size();
   m.jobs_simulated = n;
   if (n == 0) return m;
 
-  const auto warm = std::uint32_t(std::ceil(opt.warmup_fraction * double(n)));
-  const Time last_arrival = w.jobs.back().submit;
+  const MeasuredSet measured(w, r, opt);
+  const std::uint32_t warm = measured.warmup_jobs();
+  const Time last_arrival = measured.last_arrival();
   m.window_start = w.jobs.front().submit;
   m.window_end = last_arrival;
   for (std::size_t i = 0; i < n && warm > 0; ++i)
@@ -63,18 +72,29 @@ Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOpti
   double corr_sum = 0, corr_sq = 0;
   std::uint64_t backfilled = 0;
   std::vector<double> devs, lates;
+  std::vector<Time> waits;  // all simulated jobs, for the 99th percentile
+  waits.reserve(n);
+  double wide_wait = 0;
+  std::unordered_map<UserId, Acc> users;
   for (std::size_t i = 0; i < n; ++i) {
     const Job& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
     if (!(opt.exclude_flurries && j.flurry)) {
-      m.max_wait_minutes = std::max(m.max_wait_minutes, double(o.start - j.submit) / 60.0);
+      const Time wait = o.start - j.submit;
+      waits.push_back(wait);
+      m.max_wait_minutes = std::max(m.max_wait_minutes, double(wait) / 60.0);
+      if (2 * j.size > w.procs) {
+        ++m.wide_jobs;
+        wide_wait += double(wait);
+        m.wide_max_wait_minutes = std::max(m.wide_max_wait_minutes, double(wait) / 60.0);
+      }
       if (o.end > last_arrival) ++m.jobs_after_last_arrival;
     }
-    if (o.termination_rank < warm || o.end > last_arrival) continue;
-    if (opt.exclude_flurries && j.flurry) continue;
+    if (!measured(i)) continue;
     const Time wait = o.start - j.submit;
     const double bsld = bounded_slowdown(wait, j.runtime);
     all.add(double(wait), bsld, o.accuracy);
+    if (opt.per_user && j.user != kNoUser) users[j.user].add(double(wait), bsld, 0);
     const int c = (j.runtime <= opt.short_threshold ? 0 : 2) + (j.size <= opt.narrow_threshold ? 0 : 1);
     cat[c].add(double(wait), bsld, o.accuracy);
     m.avg_response_minutes += double(wait + j.runtime);
@@ -97,6 +117,19 @@ Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOpti
     m.corrections_stddev = std::sqrt(std::max(0.0, corr_sq / k - m.corrections_per_job * m.corrections_per_job));
     m.backfilled_percent = 100.0 * double(backfilled) / k;
   }
+  if (m.wide_jobs) m.wide_avg_wait_minutes = wide_wait / double(m.wide_jobs) / 60.0;
+  if (!waits.empty()) {
+    // Nearest rank: the smallest wait that at least 99% of the jobs do not exceed.
+    const auto k = std::size_t(std::ceil(0.99 * double(waits.size()))) - 1;
+    std::nth_element(waits.begin(), waits.begin() + std::ptrdiff_t(k), waits.end());
+    m.p99_wait_minutes = double(waits[k]) / 60.0;
+  }
+  m.users.reserve(users.size());
+  for (const auto& [user, a] : users)
+    m.users.push_back(UserMetrics{user, a.n, a.wait / double(a.n) / 60.0, a.bsld / double(a.n)});
+  std::sort(m.users.begin(), m.users.end(),
+            [](const UserMetrics& a, const UserMetrics& b) { return a.user < b.user; });
+
   static const char* names[4] = {"short-narrow", "short-wide", "long-narrow", "long-wide"};
   for (int c = 0; c < 4; ++c) {
     CategoryMetrics cm;

@@ -2,49 +2,55 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <unordered_map>
 
+#include "easypp/prediction_book.h"
 #include "easypp/sim/metrics.h"
+#include "easypp/sim/proc_adapter.h"
 #include "easypp/sim/proc_resources.h"
 
 namespace easypp {
 
 namespace {
 
-struct Event {
+// A termination (the simulator's own event: only it knows runtimes).
+struct Termination {
   Time t;
-  std::uint32_t kind;  // 0 termination, 1 expiry: terminations first
   JobHandle h;
-  bool operator>(const Event& o) const {
-    if (t != o.t) return t > o.t;
-    if (kind != o.kind) return kind > o.kind;
-    return h > o.h;
-  }
+  bool operator>(const Termination& o) const { return t != o.t ? t > o.t : h > o.h; }
 };
 
-struct JobState {
-  Time prediction = 0;
-  Time start = -1;
+// What the simulator keeps per job besides the book's plan: where it waits,
+// and the accuracy integral (it knows the runtime, the core does not).
+struct SimJob {
+  WaitQueue::Slot slot = WaitQueue::kNoSlot;
   Time acc_since = 0;
   double acc_sum = 0;
-  CorrectionState corr;
-  WaitQueue::Slot slot = WaitQueue::kNoSlot;
-  bool running = false;
 };
+
+// Corrections fall due exactly at the predicted end (the simulator's
+// terminations come first at equal times); every runtime is learned, as in
+// the paper, but only when planning with predictions; handles are job
+// indexes.
+PredictionBook::Options book_options(const Workload& w) {
+  PredictionBook::Options o;
+  o.grace = 0;
+  o.min_learned_runtime = 0;
+  o.dense_handles = w.jobs.size();
+  o.always_learn = false;
+  return o;
+}
 
 }  // namespace
 
-struct Simulator::Impl {
+struct Simulator::Impl : PredictionBook::Listener {
   const Workload& w;
   SchedulerConfig cfg;
-  Predictor predictor;
+  PredictionBook book;
   WaitQueue queue;
   ProcResources res;
-  std::vector<JobState> st;
+  std::vector<SimJob> st;
   std::vector<JobOutcome> out;
-  std::vector<Event> heap;
-  std::unordered_map<UserId, std::vector<JobHandle>> waiting_by_user;  // propagation only
+  std::vector<Termination> heap;
   SimObserver* obs = nullptr;
   SimStats stats;
   std::uint32_t terminated = 0;
@@ -53,175 +59,112 @@ struct Simulator::Impl {
   Impl(const Workload& wl, SchedulerConfig c)
       : w(wl),
         cfg(std::move(c)),
-        predictor(cfg.predictor),
+        book(cfg, book_options(wl)),
         queue(cfg.policy.backfill),
         res(wl.procs),
         st(wl.jobs.size()),
-        out(wl.jobs.size()) {}
-
-  void push_event(Time t, std::uint32_t kind, JobHandle h) {
-    heap.push_back(Event{t, kind, h});
-    std::push_heap(heap.begin(), heap.end(), std::greater<Event>());
+        out(wl.jobs.size()) {
+    book.set_listener(this);
   }
 
-  Time initial_prediction(const Job& j) const {
-    switch (cfg.plan) {
-      case PlanWith::Estimate:
-        if (cfg.estimate_factor == 1.0) return std::max<Time>(j.estimate, 1);
-        return std::max<Time>(Time(std::llround(double(j.estimate) * cfg.estimate_factor)), 1);
-      case PlanWith::Prediction:
-        return predictor.predict(j.user, j.estimate);
-      case PlanWith::Runtime:
-        return std::max<Time>(j.runtime, 1);
-    }
-    return j.estimate;
-  }
-
-  // Close the accuracy segment of the prediction in effect until `t`.
-  void account(JobHandle h, Time t) {
-    JobState& s = st[h];
+  // Close the accuracy segment of prediction `p`, in effect until `t`.
+  void account(JobHandle h, Time p, Time t) {
+    SimJob& s = st[h];
     if (t > s.acc_since) {
-      s.acc_sum += prediction_accuracy(s.prediction, w.jobs[h].runtime) * double(t - s.acc_since);
+      s.acc_sum += prediction_accuracy(p, w.jobs[h].runtime) * double(t - s.acc_since);
       s.acc_since = t;
     }
   }
 
+  // --- events -> the book ---------------------------------------------------------
+
   void arrive(JobHandle h) {
     const Job& j = w.jobs[h];
-    JobState& s = st[h];
-    s.prediction = initial_prediction(j);
-    s.acc_since = now;
-    out[h].first_prediction = s.prediction;
+    const JobPlan& p = book.arrive(h, j.user, j.estimate, j.submit, now, j.runtime);
+    st[h].acc_since = now;
+    out[h].first_prediction = p.prediction;
     const QueueKey key = cfg.queue_order == QueueOrder::Arrival
                              ? QueueKey{j.submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
-    s.slot = queue.push(h, key, s.prediction, j.estimate, j.size, j.submit);
-    if (cfg.predictor.propagation && cfg.plan == PlanWith::Prediction)
-      waiting_by_user[j.user].push_back(h);
+    st[h].slot = queue.push(h, key, p.prediction, j.estimate, j.size, p.since);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
-  }
-
-  void start_job(JobHandle h, Time end_bound, bool backfilled) {
-    const Job& j = w.jobs[h];
-    JobState& s = st[h];
-    s.start = now;
-    s.running = true;
-    s.slot = WaitQueue::kNoSlot;
-    out[h].start = now;
-    out[h].backfilled = backfilled;
-    res.start(h, j.size, end_bound, now + s.prediction);
-    push_event(now + j.runtime, 0, h);
-    if (cfg.correction != CorrectionPolicy::None && s.prediction < j.runtime)
-      push_event(now + s.prediction, 1, h);
-    if (backfilled) ++stats.backfilled;
-    if (obs) obs->on_start(SimView(*this), h, now, backfilled);
   }
 
   void terminate(JobHandle h) {
     const Job& j = w.jobs[h];
-    JobState& s = st[h];
-    account(h, now);
-    res.remove_running(h, j.size, s.start + s.prediction);
-    s.running = false;
+    const JobPlan& p = *book.find(h);
+    account(h, p.prediction, now);
+    res.remove_running(h, j.size, p.planned_end());
     JobOutcome& o = out[h];
     o.end = now;
-    o.final_prediction = s.prediction;
-    o.corrections = s.corr.count;
+    o.final_prediction = p.prediction;
+    o.corrections = p.corr.count;
     o.termination_rank = terminated++;
     const Time span = now - j.submit;
-    o.accuracy = span > 0 ? s.acc_sum / double(span) : prediction_accuracy(s.prediction, j.runtime);
-    if (cfg.plan == PlanWith::Prediction) {
-      predictor.record(j.user, j.runtime, j.estimate);
-      if (cfg.predictor.propagation) repredict_user(j.user);
-    }
+    o.accuracy = span > 0 ? st[h].acc_sum / double(span) : prediction_accuracy(p.prediction, j.runtime);
+    book.finish(h, j.user, j.estimate, j.runtime, now);
     if (obs) obs->on_end(SimView(*this), h, now);
   }
 
-  // Propagation: the user's history changed, so re-predict their waiting jobs.
-  void repredict_user(UserId u) {
-    auto it = waiting_by_user.find(u);
-    if (it == waiting_by_user.end()) return;
-    auto& v = it->second;
-    std::size_t keep = 0;
-    for (JobHandle h : v) {
-      JobState& s = st[h];
-      if (s.slot == WaitQueue::kNoSlot) continue;  // started meanwhile
-      v[keep++] = h;
-      const Time p = predictor.predict(u, w.jobs[h].estimate);
-      if (p != s.prediction) {
-        account(h, now);
-        s.prediction = p;
-        queue.set_prediction(s.slot, p);
-      }
-    }
-    v.resize(keep);
-  }
+  // --- the book's answers -> this world ---------------------------------------------
 
-  void expire(JobHandle h) {
-    JobState& s = st[h];
-    if (!s.running || s.start + s.prediction != now) return;  // stale
-    const Job& j = w.jobs[h];
-    const Time old_p = s.prediction;
-    const Time p = correct_prediction(cfg.correction, old_p, j.estimate, s.corr);
-    if (p == old_p) return;
-    account(h, now);
-    res.move_predicted_end(h, j.size, s.start + old_p, s.start + p);
-    s.prediction = p;
+  void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time t) override {
+    const JobHandle h = p.handle;
+    account(h, old_p, t);
+    if (why == PlanChange::Repredicted) {
+      queue.set_prediction(st[h].slot, p.prediction);
+      return;
+    }
+    res.move_predicted_end(h, w.jobs[h].size, p.start + old_p, p.planned_end());
     ++stats.corrections;
-    if (s.start + p < s.start + j.runtime) push_event(s.start + p, 1, h);
-    if (obs) obs->on_correction(SimView(*this), h, now, old_p, p);
+    if (obs) obs->on_correction(SimView(*this), h, t, old_p, p.prediction);
   }
 
-  // The processor-count adapter (see policy.h).
-  struct Adapter {
-    Impl& s;
-    bool start_now(JobHandle h) {
-      const Job& j = s.w.jobs[h];
-      if (!s.res.fits_now(j.size)) return false;
-      s.start_job(h, s.now + s.st[h].prediction, false);
-      return true;
-    }
-    Time reserve(JobHandle h, Time duration, bool is_head) {
-      const Time shadow = s.res.reserve(s.w.jobs[h].size, duration);
-      if (is_head && s.out[h].first_reservation < 0 && shadow < kNever)
-        s.out[h].first_reservation = std::max(shadow, s.now);
-      return shadow;
-    }
-    bool backfill(JobHandle h, Time end_bound) {
-      if (!s.res.may_backfill(s.w.jobs[h].size, end_bound)) return false;
-      s.start_job(h, end_bound, true);
-      return true;
-    }
-    bool can_start_more() const { return s.res.free() > 0; }
-    std::int64_t free_width() const { return s.res.free(); }
-    bool room_beyond_shadow() const { return s.res.extra() > 0; }
-    bool may_continue() const { return true; }
-  };
+  // --- the adapter's view of the jobs (ProcAdapter's Jobs) ----------------------------
+
+  std::int64_t size(JobHandle h) const { return w.jobs[h].size; }
+  Time prediction(JobHandle h) const { return book.find(h)->prediction; }
+  void started(JobHandle h, Time /*end_bound*/, bool backfilled) {
+    st[h].slot = WaitQueue::kNoSlot;
+    book.start(h, now, now + w.jobs[h].runtime);
+    out[h].start = now;
+    out[h].backfilled = backfilled;
+    heap.push_back(Termination{now + w.jobs[h].runtime, h});
+    std::push_heap(heap.begin(), heap.end(), std::greater<Termination>());
+    if (backfilled) ++stats.backfilled;
+    if (obs) obs->on_start(SimView(*this), h, now, backfilled);
+  }
+  void reserved(JobHandle h, Time shadow, bool is_head) {
+    if (is_head && out[h].first_reservation < 0 && shadow < kNever)
+      out[h].first_reservation = std::max(shadow, now);
+  }
 
   RunResult run(SimObserver* o) {
     obs = o;
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = w.jobs.size();
     std::size_t next = 0;
-    Adapter adapter{*this};
+    ProcAdapter<Impl> adapter(res, *this);
     while (next < n || !heap.empty()) {
       now = next < n ? w.jobs[next].submit : kNever;
       if (!heap.empty() && heap.front().t < now) now = heap.front().t;
+      const Time due = book.next_expiry();
+      if (due < now) now = due;
       while (!heap.empty() && heap.front().t == now) {
-        const Event e = heap.front();
-        std::pop_heap(heap.begin(), heap.end(), std::greater<Event>());
+        const JobHandle h = heap.front().h;
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Termination>());
         heap.pop_back();
         ++stats.events;
-        if (e.kind == 0) terminate(e.h);
-        else expire(e.h);
+        terminate(h);
       }
+      if (due == now) stats.events += book.correct_expired(now);
       while (next < n && w.jobs[next].submit == now) {
         ++stats.events;
         arrive(JobHandle(next++));
       }
       if (queue.empty()) continue;
       if (obs) obs->before_pass(SimView(*this), now);
-      res.begin_pass(now);
+      adapter.begin_pass(now);
       ++stats.passes;
       const PassResult pr = schedule_pass(now, queue, adapter, cfg.policy);
       stats.tested += pr.tested;
@@ -241,24 +184,21 @@ Simulator::Simulator(const Workload& w, SchedulerConfig cfg) : impl_(new Impl(w,
 Simulator::~Simulator() { delete impl_; }
 RunResult Simulator::run(SimObserver* obs) { return impl_->run(obs); }
 
-std::vector<RunResult> run_all(const Workload& w, const std::vector<SchedulerConfig>& cfgs) {
-  std::vector<RunResult> out;
-  for (const auto& c : cfgs) out.push_back(Simulator(w, c).run());
-  return out;
-}
-
 // --- SimView ----------------------------------------------------------------
 const Workload& SimView::workload() const { return s_.w; }
 const SchedulerConfig& SimView::config() const { return s_.cfg; }
-Time SimView::prediction(JobHandle h) const { return s_.st[h].prediction; }
-Time SimView::start(JobHandle h) const { return s_.st[h].start; }
-bool SimView::running(JobHandle h) const { return s_.st[h].running; }
+Time SimView::prediction(JobHandle h) const {
+  const JobPlan* p = s_.book.find(h);
+  return p ? p->prediction : s_.out[h].final_prediction;
+}
+Time SimView::start(JobHandle h) const { return s_.out[h].start; }
+bool SimView::running(JobHandle h) const { return s_.out[h].start >= 0 && s_.out[h].end < 0; }
 std::int64_t SimView::free_procs() const { return s_.res.free(); }
 std::int64_t SimView::total_procs() const { return s_.res.total(); }
 std::vector<JobHandle> SimView::running_jobs() const {
   std::vector<JobHandle> v;
-  for (JobHandle h = 0; h < s_.st.size(); ++h)
-    if (s_.st[h].running) v.push_back(h);
+  for (JobHandle h = 0; h < s_.out.size(); ++h)
+    if (running(h)) v.push_back(h);
   return v;
 }
 std::vector<JobHandle> SimView::waiting_jobs() const {

@@ -69,7 +69,7 @@ one_line_error "option twice" 2 "$CTL" --dir "$OK" --dir "$OK" status
 expect "status exits 0" 0 "$CTL" --dir "$OK" status
 has "status: written" "$T/out" 'written +2024-05-01T12:00:00'
 has "status: versions" "$T/out" 'easypp 0\.1\.0, Slurm 22\.05\.8'
-has "status: settings" "$T/out" 'settings +interval=10s window=2'
+has "status: settings" "$T/out" 'settings +interval=10s plan=prediction window=2 metric=avg'
 has "status: history" "$T/out" 'history +3 users, 5 runtimes'
 has "status: jobs" "$T/out" 'jobs +2 pending, 2 running'
 has "status: last cycle" "$T/out" 'started +2024-05-01T11:59:59, took 0\.013s, trigger interval'
@@ -137,6 +137,21 @@ expect "users from the state file" 0 "$CTL" --dir "$T/stateonly" users
 has "users from the state file: source" "$T/out" "^History from $T/stateonly/easypp_state.json$"
 has "users from the state file: prediction" "$T/out" '2h00m -> 1h00m \(history\)'
 
+# With easypp_plan=estimate the plugin plans with time limits: so must the
+# predictions easypp-ctl shows (the settings come from the status file and go
+# through the plugin's own table).
+mkdir "$T/byestimate"
+sed 's/"easypp_plan": "prediction"/"easypp_plan": "estimate"/' "$OK/easypp_status.json" >"$T/byestimate/easypp_status.json"
+expect "users under plan=estimate" 0 "$CTL" --dir "$T/byestimate" users
+has "users under plan=estimate: says so" "$T/out" '^Planning with time limits \(easypp_plan=estimate\)'
+has "users under plan=estimate: planned with the limit" "$T/out" '^alice +5001 +2 +50m00s/2h00m 1h10m/2h00m +2h00m -> 2h00m \(time limit\)$'
+hasnt "users under plan=estimate: no prediction shown" "$T/out" '\(history\)'
+# Settings of a newer plugin: reported, the known ones still used.
+mkdir "$T/newer"
+sed 's/"easypp_window": "2"/"easypp_window": "2", "easypp_future": "x"/' "$OK/easypp_status.json" >"$T/newer/easypp_status.json"
+expect "status with an unknown setting" 0 "$CTL" --dir "$T/newer" status
+has "status with an unknown setting: warned" "$T/err" "unknown SchedulerParameters key 'easypp_future'"
+
 # --- state ------------------------------------------------------------------------
 expect "state: valid file exits 0" 0 "$CTL" --dir "$OK" state
 has "state: valid" "$T/out" "^$OK/easypp_state.json: valid \(format_version 1\)$"
@@ -169,12 +184,37 @@ json_check "users --json: that user's rings" "$T/out" "d == [{'user': 5002, 'est
 expect "state --json" 0 "$CTL" --dir "$OK" state --json
 json_check "state --json: the file" "$T/out" "d['learned_jobs'] == 57 and len(d['users']) == 3"
 
+# The file replaced while easypp-ctl reads it (the plugin writes it after
+# every cycle): what is printed comes from the one snapshot that was
+# validated, never from a second read. Another status whose jobs are all
+# bob's is renamed over the file again and again.
+mkdir "$T/race"
+sed 's/"user": 5001, "user_name": "alice"/"user": 5009, "user_name": "bob"/g; s/"user": 5002,/"user": 5009,/; s/"user": 0, "user_name": ""/"user": 5009, "user_name": "bob"/' \
+  "$OK/easypp_status.json" >"$T/race/bob.json"
+cp "$OK/easypp_status.json" "$T/race/alice.json"
+cp "$T/race/alice.json" "$T/race/easypp_status.json"
+touch "$T/race/go"
+( i=0; while [ -e "$T/race/go" ] && [ $i -lt 100000 ]; do
+    cp "$T/race/bob.json" "$T/race/t1" && mv -f "$T/race/t1" "$T/race/easypp_status.json"
+    cp "$T/race/alice.json" "$T/race/t2" && mv -f "$T/race/t2" "$T/race/easypp_status.json"
+    i=$((i + 1)); done ) &
+wrong=0 runs=0
+while [ $runs -lt 400 ]; do
+  runs=$((runs + 1))
+  "$CTL" --dir "$T/race" jobs --json --user alice >"$T/race/out" 2>/dev/null || continue
+  if grep -q '"user": 5009' "$T/race/out"; then wrong=$((wrong + 1)); fi
+done
+rm -f "$T/race/go"
+wait
+[ $wrong = 0 ] && pass "jobs --json --user while the file is replaced: only alice's jobs ($runs runs)" \
+  || fail "jobs --json --user while the file is replaced: another user's jobs in $wrong of $runs runs"
+
 # --- untrusted strings are escaped in text output --------------------------------------
 # tests/data/ctl/escape: a status whose user and partition names, versions,
 # settings, state file and trigger hold terminal control sequences (ESC, BEL,
 # CR LF, DEL, the C1 CSI U+009B). Text output shows each such byte as \xNN;
 # nothing but newlines reaches the terminal raw. --json escapes them as \uNNNN
-# and is pure ASCII.
+# (jansson does C0, easypp-ctl DEL and C1) and keeps other UTF-8.
 ESC_DIR="$DATA/escape"
 # no_controls NAME FILE [DEL]: no byte below 0x20 but newline, no C1 control
 # (UTF-8 c2 80..9f), and no DEL unless the third argument says DEL is fine.
@@ -200,7 +240,8 @@ fixed() {
 }
 run "$CTL" --dir "$ESC_DIR" status
 fixed "escape: versions, ESC and C1 CSI" "$T/out" '  version        easypp 0.1.0\x1b[2J, Slurm 22.05.8\xc2\x9b6n'
-fixed "escape: settings" "$T/out" '  settings       interval=10s window=\x1b[31m2 metric=avg'
+fixed "escape: a settings value in a warning" "$T/err" "easypp-ctl: warning: settings: invalid easypp_window='\x1b[31m2' (want 1..30), using 2"
+fixed "escape: a settings key in a warning" "$T/err" "easypp-ctl: warning: settings: unknown SchedulerParameters key 'easypp_\x1b[1mcolour', ignored"
 fixed "escape: CR LF cannot forge a line" "$T/out" '  state file     /var/spool/slurmctld/easypp_state.json\x0d\x0aforged line'
 fixed "escape: trigger, BEL and DEL" "$T/out" ', trigger interval\x07\x7f'
 run "$CTL" --dir "$ESC_DIR" jobs
@@ -208,7 +249,7 @@ fixed "escape: user and partition names" "$T/out" '101        mallory\x1b]0;owne
 fixed "escape: array id and state; UTF-8 and backslashes kept" "$T/out" '102_\x1bc  café\x1b'
 fixed "escape: state" "$T/out" ' PENDING\x01 '
 run "$CTL" --dir "$ESC_DIR" users
-fixed "escape: warnings quoting the settings" "$T/err" "easypp-ctl: warning: settings: window='\\x1b[31m2' not understood"
+fixed "escape: users: warnings quoting the settings" "$T/err" "easypp-ctl: warning: settings: invalid easypp_window='\x1b[31m2'"
 fixed "escape: users table" "$T/out" 'mallory\x1b]0;owned\x07  5001 '
 run "$CTL" --dir "$ESC_DIR" users 5001
 fixed "escape: users USER header" "$T/out" 'User mallory\x1b]0;owned\x07 (uid 5001)'
@@ -221,12 +262,17 @@ fixed "escape: error message shows the bytes escaped" "$T/err" '\x1b'
 for cmd in "status" "jobs" "users"; do
   # shellcheck disable=SC2086
   run "$CTL" --dir "$ESC_DIR" --json $cmd
-  no_controls "escape: $cmd --json has no control characters" "$T/out" DEL
-  if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/out"; then fail "escape: $cmd --json is ASCII"; else pass "escape: $cmd --json is ASCII"; fi
+  no_controls "escape: $cmd --json has no control characters" "$T/out"
 done
 run "$CTL" --dir "$ESC_DIR" --json jobs
 json_check "escape: --json keeps the exact strings" "$T/out" \
   "d[0]['user_name'] == 'mallory\x1b]0;owned\x07' and d[1]['user_name'] == 'caf\u00e9\\\\x1b' and d[1]['array'] == '102_\x1bc' and d[0]['partition'] == 'batch\x1b[8m'"
+run "$CTL" --dir "$ESC_DIR" --json
+json_check "escape: --json keeps DEL and C1 (escaped)" "$T/out" \
+  "d['slurm_version'] == '22.05.8\x9b6n' and d['last_cycle']['trigger'] == 'interval\x07\x7f'"
+fixed "escape: --json writes C1 as \\u009b" "$T/out" '22.05.8\u009b6n'
+run "$CTL" --dir "$ESC_DIR" --json jobs
+fixed "escape: --json keeps readable UTF-8" "$T/out" "$(printf 'caf\303\251')"
 
 # --- StateSaveLocation from scontrol ------------------------------------------------------
 mkdir "$T/bin"

@@ -6,7 +6,7 @@ set -u
 SIM=${EASYPP_SIM:-$(dirname "$0")/../../tools/easypp-sim}
 DATA=${TEST_DATA_DIR:-$(dirname "$0")/../data}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/ro" 2>/dev/null; rm -rf "$T"' EXIT
 fails=0
 pass() { echo "ok   $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -34,10 +34,16 @@ expect_status "help exits 0" 0 "$SIM" --help
 for opt in --workload --procs --load --scheduler --json --output-swf --size-from --default-estimate \
            --clip-runtime --unsorted --max-jobs --max-malformed --flurries --warmup --short-threshold \
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
-           --reservations --safe --safe-after --window --metric --history-type --fullness --fallback --propagation; do
+           --reservations --safe --safe-after --window --metric --history-type --fullness --fallback --propagation \
+           --shake --shake-jitter --shake-seed --threads --top-users --report; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
 pass "help documents every option"
+MAN="$(dirname "$0")/../../tools/easypp-sim.1"
+for opt in shake shake-jitter shake-seed threads top-users report; do
+  grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
+done
+pass "man page documents the verdict options"
 expect_status "version exits 0" 0 "$SIM" --version
 
 # --- bad usage: one line, status 2 --------------------------------------------
@@ -52,6 +58,45 @@ usage_error "negative procs" "$SIM" -w "$DATA/cli_small.swf" --procs -4
 usage_error "bad correction" "$SIM" -w "$DATA/cli_small.swf" --correction sometimes
 usage_error "stray argument" "$SIM" -w "$DATA/cli_small.swf" extra
 usage_error "output-swf needs %s" "$SIM" -w "$DATA/cli_small.swf" -s easy,easy++ --output-swf "$T/x.swf"
+usage_error "--shake 0" "$SIM" -w "$DATA/cli_small.swf" --shake 0
+usage_error "--shake 1 (no spread)" "$SIM" -w "$DATA/cli_small.swf" --shake 1
+usage_error "--shake negative band" "$SIM" -w "$DATA/cli_small.swf" --shake 9:-1%
+usage_error "--shake band not a number" "$SIM" -w "$DATA/cli_small.swf" --shake 9:wide
+usage_error "--shake band too wide" "$SIM" -w "$DATA/cli_small.swf" --shake 9:60%
+usage_error "--shake 0% band without jitter" "$SIM" -w "$DATA/cli_small.swf" --shake 9:0%
+usage_error "--shake-jitter without --shake" "$SIM" -w "$DATA/cli_small.swf" --shake-jitter 60
+usage_error "--shake-jitter negative" "$SIM" -w "$DATA/cli_small.swf" --shake 3 --shake-jitter -5
+usage_error "--threads 0" "$SIM" -w "$DATA/cli_small.swf" --shake 3 --threads 0
+usage_error "--top-users negative" "$SIM" -w "$DATA/cli_small.swf" --top-users -1
+
+# --report into a place that cannot be written: one line, status 2, nothing left.
+: >"$T/a-file"
+usage_error "--report under a file" "$SIM" -w "$DATA/cli_small.swf" --report "$T/a-file/rep"
+usage_error "--report onto a file" "$SIM" -w "$DATA/cli_small.swf" --report "$T/a-file"
+usage_error "--report under a missing directory" "$SIM" -w "$DATA/cli_small.swf" --report "$T/no/such/dir/rep"
+mkdir "$T/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$T/ro" 2>/dev/null && ro_mounted=1 || ro_mounted=0
+if [ $ro_mounted = 1 ]; then
+  usage_error "--report on a read-only file system" "$SIM" -w "$DATA/cli_small.swf" --report "$T/ro/rep"
+  umount "$T/ro"
+else
+  chmod 0500 "$T/ro"
+  if [ "$(id -u)" != 0 ]; then
+    usage_error "--report in a read-only directory" "$SIM" -w "$DATA/cli_small.swf" --report "$T/ro/rep"
+  else
+    echo "note: read-only --report case not run (root cannot mount a read-only tmpfs here)"
+  fi
+fi
+left=$(ls -A "$T" | grep -c 'tmp-' || true)
+if [ "$left" = 0 ] && [ -f "$T/a-file" ] && [ ! -s "$T/a-file" ] && [ -z "$(ls -A "$T/ro")" ]; then
+  pass "--report failures leave nothing behind"
+else fail "--report failures leave nothing behind: $(ls -A "$T" "$T/ro")"; fi
+# The drawing fails (a stand-in script that writes half a page and exits 1):
+# status 1, the message says so, and neither DIR nor a temporary is left.
+printf '#!/bin/sh\necho "<html>half" >"$2"\nexit 1\n' >"$T/bad-report" && chmod +x "$T/bad-report"
+EASYPP_REPORT="$T/bad-report" "$SIM" -w "$DATA/cli_small.swf" --report "$T/rep-fail" >/dev/null 2>"$T/err"; st=$?
+if [ $st = 1 ] && grep -q "failed (exit 1); nothing was written to $T/rep-fail" "$T/err" && [ ! -e "$T/rep-fail" ] \
+   && [ "$(ls -A "$T" | grep -c 'tmp-' || true)" = 0 ]; then pass "a failing easypp-report leaves nothing behind"
+else fail "a failing easypp-report leaves nothing behind (exit $st): $(cat "$T/err"; ls -A "$T")"; fi
 
 # --- unusable input: status 2, message names the file -------------------------
 "$SIM" -w "$T/does-not-exist.swf" >/dev/null 2>"$T/err"; st=$?
@@ -119,6 +164,38 @@ for s in easy easy++; do
 done
 # The written schedule replays: its waits are the simulator's.
 "$SIM" -w "$T/out-easy.swf" -s easy --json >"$T/re.json" 2>/dev/null && pass "output-swf is valid SWF" || fail "output-swf is valid SWF"
+
+# --- starvation and per-user views ---------------------------------------------
+json_check "JSON starvation metrics" "$T/a.json" "all(0 <= r['p99_wait_minutes'] <= r['max_wait_minutes'] and r['wide_max_wait_minutes'] <= r['max_wait_minutes'] and r['wide_avg_wait_minutes'] <= r['wide_max_wait_minutes'] for r in d['runs'])"
+# Wide jobs: more than half the machine (16 processors): count them in the log.
+wide=$(awk '!/^;/ && $5 > 8' "$DATA/cli_small.swf" | wc -l)
+json_check "JSON wide jobs are those wider than half the machine ($wide)" "$T/a.json" "all(r['wide_jobs'] == $wide for r in d['runs'])"
+json_check "JSON per-user rows add up to the measured jobs" "$T/a.json" "all(sum(u['jobs'] for u in r['users']) == r['jobs_measured'] and [u['user'] for u in r['users']] == sorted(u['user'] for u in r['users']) for r in d['runs'])"
+json_check "JSON per-user change against the first" "$T/a.json" "all(abs(u['percent_change_vs_first']['avg_bounded_slowdown'] - 100*(u['avg_bounded_slowdown']-b['avg_bounded_slowdown'])/b['avg_bounded_slowdown']) < 1e-6 for u, b in zip(d['runs'][2]['users'], d['runs'][0]['users']) if u['user'] == b['user'])"
+"$SIM" -w "$DATA/cli_small.swf" -s easy,easy++ --top-users 1 >"$T/text" 2>/dev/null
+if grep -q '^starvation (all simulated jobs; wide: more than 8 processors' "$T/text" && grep -q '^per user (the 1 of ' "$T/text" \
+   && grep -q 'users have a lower bsld than under easy' "$T/text"; then pass "table shows starvation and per-user views"
+else fail "table shows starvation and per-user views"; fi
+
+# --- --shake -------------------------------------------------------------------
+SYN='synthetic:jobs=2000,procs=64,users=20'
+"$SIM" -w "$SYN" --shake 4 --json --threads 1 >"$T/sh1.json" 2>"$T/err" || fail "shake run: $(cat "$T/err")"
+json_check "shake: copies spread evenly over +-1%" "$T/sh1.json" "d['shake']['copies'] == 4 and all(abs(x - y) < 1e-12 for x, y in zip(d['shake']['load_factors'], [0.9925, 0.9975, 1.0025, 1.0075]))"
+json_check "shake: every metric has mean, sd, min, max, ci95" "$T/sh1.json" "all(r['shaken']['copies'] == 4 and all(set(r['shaken'][k]) == {'mean','sd','min','max','ci95'} and r['shaken'][k]['min'] <= r['shaken'][k]['mean'] <= r['shaken'][k]['max'] and r['shaken'][k]['ci95'][0] <= r['shaken'][k]['mean'] <= r['shaken'][k]['ci95'][1] for k in ['avg_wait_minutes','avg_bounded_slowdown','max_wait_minutes','p99_wait_minutes','wide_avg_wait_minutes','avg_accuracy_percent','utilization','corrections_per_job']) for r in d['runs'])"
+json_check "shake: the mean is the copies' mean, and the copies differ" "$T/sh1.json" "all(abs(sum(r['shaken']['per_copy']['avg_wait_minutes'])/4 - r['shaken']['avg_wait_minutes']['mean']) < 1e-6 and len(set(r['shaken']['per_copy']['avg_wait_minutes'])) > 1 for r in d['runs'])"
+json_check "shake: wins against the first, from the paired copies" "$T/sh1.json" "'wins_vs_first' not in d['runs'][0]['shaken'] and d['runs'][1]['shaken']['wins_vs_first']['avg_wait_minutes'] == sum(a < b for a, b in zip(d['runs'][1]['shaken']['per_copy']['avg_wait_minutes'], d['runs'][0]['shaken']['per_copy']['avg_wait_minutes']))"
+"$SIM" -w "$SYN" --shake 4 --json --threads 2 >"$T/sh2.json" 2>/dev/null
+if python3 -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); sys.exit(0 if [r['shaken'] for r in a['runs']] == [r['shaken'] for r in b['runs']] else 1)" "$T/sh1.json" "$T/sh2.json"
+then pass "shake: same result on 1 and 2 threads"; else fail "shake: same result on 1 and 2 threads"; fi
+"$SIM" -w "$SYN" --load 0.6 --shake 3:5% --shake-jitter 120 --shake-seed 9 --json >"$T/sh3.json" 2>/dev/null
+"$SIM" -w "$SYN" --load 0.6 --shake 3:5% --shake-jitter 120 --shake-seed 9 --json >"$T/sh4.json" 2>/dev/null
+"$SIM" -w "$SYN" --load 0.6 --shake 3:5% --shake-jitter 120 --shake-seed 10 --json >"$T/sh5.json" 2>/dev/null
+json_check "shake: band and jitter recorded, loads around --load" "$T/sh3.json" "d['shake']['band_percent'] == 5 and d['shake']['jitter_seconds'] == 120 and d['shake']['seed'] == 9 and 0.55 < min(d['shake']['offered_loads']) < max(d['shake']['offered_loads']) < 0.65"
+if python3 -c "import json,sys; a,b,c=(json.load(open(f)) for f in sys.argv[1:]); sa,sb,sc=([r['shaken']['per_copy'] for r in x['runs']] for x in (a,b,c)); sys.exit(0 if sa == sb and sa != sc else 1)" "$T/sh3.json" "$T/sh4.json" "$T/sh5.json"
+then pass "shake: the seed names the jitter"; else fail "shake: the seed names the jitter"; fi
+"$SIM" -w "$SYN" --shake 3 >"$T/text" 2>/dev/null
+if grep -q '^shaken: 3 copies, offered load x0.9933 to x1.0067' "$T/text" && grep -Eq '^easy\+\+ +[0-9.]+ \+- [0-9.]+ +[-+][0-9.]+% \+- [0-9.]+ +[0-3]/3 ' "$T/text"
+then pass "table shows mean +- ci and the win counts"; else fail "table shows mean +- ci and the win counts: $(tail -3 "$T/text")"; fi
 
 # --- the built-in synthetic workload -----------------------------------------
 "$SIM" -w 'synthetic:jobs=2000,procs=64,users=20' --json >"$T/syn.json" 2>"$T/err" || fail "synthetic run: $(cat "$T/err")"

@@ -21,6 +21,8 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testUnknownKeyWarns);
   CPPUNIT_TEST(testNoKeyContainsASlurmKey);
   CPPUNIT_TEST(testDescribeStartsWithInterval);
+  CPPUNIT_TEST(testKeysAreCaseInsensitive);
+  CPPUNIT_TEST(testSettingsRoundTrip);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -137,7 +139,34 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(17), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(18), known_keys().size());
+  }
+
+  // Slurm matches its own keys case-insensitively; so does the plugin.
+  void testKeysAreCaseInsensitive() {
+    ParsedConfig p = parse_scheduler_parameters("EASYPP_INTERVAL=5,Easypp_Window=4,EASYPP_SJBF=NO");
+    CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(5, p.config.interval);
+    CPPUNIT_ASSERT_EQUAL(4, p.config.sched.predictor.window);
+    CPPUNIT_ASSERT(p.config.sched.policy.backfill == BackfillOrder::Queue);
+    ParsedConfig q = parse_scheduler_parameters("EASYPP_BOGUS=1");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), q.warnings.size());
+    CPPUNIT_ASSERT(q.warnings[0].find("EASYPP_BOGUS") != std::string::npos);
+  }
+
+  // The status file's settings parse back to the same configuration (easypp-ctl).
+  void testSettingsRoundTrip() {
+    ParsedConfig p = parse_scheduler_parameters(
+        "easypp_interval=7,easypp_plan=estimate,easypp_window=5,easypp_metric=median,"
+        "easypp_sjbf=no,easypp_safe_after=600,easypp_history_ttl=off,easypp_state=off");
+    CPPUNIT_ASSERT(p.warnings.empty());
+    ParsedConfig q = apply_settings(p.config.settings());
+    CPPUNIT_ASSERT(q.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(p.config.describe(), q.config.describe());
+    CPPUNIT_ASSERT(q.config.sched.plan == PlanWith::Estimate);
+    CPPUNIT_ASSERT_EQUAL(Time(-1), q.config.sched.history_ttl);
+    CPPUNIT_ASSERT_EQUAL(PluginConfig::kDefaultHistoryTtl, PluginConfig().sched.history_ttl);
+    CPPUNIT_ASSERT_EQUAL(known_keys().size(), p.config.settings().size());
   }
 
   void testDescribeStartsWithInterval() {

@@ -87,7 +87,7 @@ Status sample_status() {
   s.version = "0.1.0";
   s.slurm_version = "22.05.8";
   s.written = 1714564800;
-  s.settings = "interval=10s window=2 metric=avg";
+  s.settings = {{"easypp_interval", "10"}, {"easypp_window", "2"}, {"easypp_metric", "avg"}};
   s.state_file = "/var/spool/slurm ctld/easypp_state.json";
   s.last.time = 1714564799;
   s.last.seconds = 0.0125;
@@ -278,7 +278,7 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(s.version, t.version);
     CPPUNIT_ASSERT_EQUAL(s.slurm_version, t.slurm_version);
     CPPUNIT_ASSERT_EQUAL(s.written, t.written);
-    CPPUNIT_ASSERT_EQUAL(s.settings, t.settings);
+    CPPUNIT_ASSERT(s.settings == t.settings);
     CPPUNIT_ASSERT_EQUAL(s.state_file, t.state_file);
     const CycleStats &a = s.last, &b = t.last;
     CPPUNIT_ASSERT_EQUAL(a.time, b.time);
@@ -644,7 +644,9 @@ class PluginStateTest : public CppUnit::TestFixture {
         {"\"user\": -1", "\"user\": -2", "jobs[1].user"},
         {"\"totals\": {", "\"totals\": 5, \"x\": {", "field totals: must be an object"},
         {"\"version\": \"0.1.0\",", "", "field version: missing"},
-        {"\"format_version\": 1", "\"format_version\": 0", "unsupported version 0"},
+        {"\"format_version\": 2", "\"format_version\": 0", "unsupported version 0"},
+        {"\"settings\": {", "\"settings\": 5, \"x\": {", "field settings: must be an object"},
+        {"\"easypp_window\": \"2\"", "\"easypp_window\": 2", "settings.easypp_window: must be a string"},
     };
     for (const Case& c : cases) {
       std::string text = good;
@@ -733,13 +735,13 @@ class PluginStateTest : public CppUnit::TestFixture {
     TempDir d;
     Status s = sample_status();
     s.jobs[0].user_name = std::string(200, '[') + "\\\"" + std::string(200, '{');
-    s.settings = "a\\";  // an escaped backslash just before the closing quote
+    s.settings = {{"easypp_x", "a\\"}};  // an escaped backslash just before the closing quote
     std::string err;
     CPPUNIT_ASSERT_MESSAGE(err, write_status(d.file("s"), s, &err));
     Status t;
     CPPUNIT_ASSERT_MESSAGE(err, read_status(d.file("s"), &t, &err));
     CPPUNIT_ASSERT_EQUAL(s.jobs[0].user_name, t.jobs[0].user_name);
-    CPPUNIT_ASSERT_EQUAL(s.settings, t.settings);
+    CPPUNIT_ASSERT(s.settings == t.settings);
   }
 
   void testPredictionsSurviveSaveAndLoad() {

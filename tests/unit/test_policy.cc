@@ -22,9 +22,9 @@ struct RecordingAdapter {
   std::vector<Time> pred;           // by handle
   std::vector<JobHandle> started;
   std::vector<std::pair<JobHandle, Time>> reserved;
-  bool start_now(JobHandle h) {
+  bool start_now(JobHandle h, Time end_bound) {
     if (!res.fits_now(sizes[h])) return false;
-    res.start(h, sizes[h], now + pred[h], now + pred[h]);
+    res.start(h, sizes[h], end_bound, now + pred[h]);
     started.push_back(h);
     return true;
   }
@@ -42,8 +42,9 @@ struct RecordingAdapter {
   bool can_start_more() const { return res.free() > 0; }
   std::int64_t free_width() const { return res.free(); }
   bool room_beyond_shadow() const { return res.extra() > 0; }
-  bool may_continue() const { return true; }
+  bool may_continue() { return true; }
 };
+static_assert(ResourceAdapter<RecordingAdapter>, "the test adapter answers every question");
 
 }  // namespace
 

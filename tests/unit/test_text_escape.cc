@@ -1,10 +1,13 @@
 // easypp-ctl's escaping of untrusted text for a terminal (plugin/text_escape.h).
 #include <cppunit/extensions/HelperMacros.h>
+#include <jansson.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "text_escape.h"
 
+using easypp::plugin::json_printable;
 using easypp::plugin::printable;
 
 class TextEscapeTest : public CppUnit::TestFixture {
@@ -13,6 +16,7 @@ class TextEscapeTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testControlCharacters);
   CPPUNIT_TEST(testInvalidUtf8);
   CPPUNIT_TEST(testEveryByteIsSafe);
+  CPPUNIT_TEST(testJsonKeepsItsMeaning);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -58,6 +62,43 @@ class TextEscapeTest : public CppUnit::TestFixture {
         }
       }
     }
+  }
+
+  void testJsonKeepsItsMeaning() {
+    // Every code point below U+0100 and a few above, in a string dumped by
+    // jansson as easypp-ctl does: DEL and C1 come out as \u escapes, the
+    // document reads back to the same string.
+    std::string all;
+    for (unsigned cp = 1; cp < 0x100; ++cp) {
+      if (cp < 0x80) {
+        all += char(cp);
+      } else {
+        all += char(0xc0 | (cp >> 6));
+        all += char(0x80 | (cp & 0x3f));
+      }
+    }
+    all += "\xe2\x82\xac\xf0\x9f\x98\x80";
+    json_t* j = json_pack("{s:s%}", "name", all.data(), all.size());
+    CPPUNIT_ASSERT(j != nullptr);
+    char* dumped = json_dumps(j, JSON_INDENT(2));
+    json_decref(j);
+    const std::string out = json_printable(dumped);
+    std::free(dumped);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(out[i]);
+      CPPUNIT_ASSERT(c >= 0x20 || c == '\n');
+      CPPUNIT_ASSERT(c != 0x7f);
+      if (c == 0xc2 && i + 1 < out.size()) CPPUNIT_ASSERT(static_cast<unsigned char>(out[i + 1]) > 0x9f);
+    }
+    CPPUNIT_ASSERT(out.find("\\u007f") != std::string::npos);
+    CPPUNIT_ASSERT(out.find("\\u009b") != std::string::npos);
+    CPPUNIT_ASSERT(out.find("\xc3\xa9") != std::string::npos);  // é stays readable
+    json_error_t e;
+    json_t* back = json_loads(out.c_str(), 0, &e);
+    CPPUNIT_ASSERT_MESSAGE(e.text, back != nullptr);
+    json_t* name = json_object_get(back, "name");
+    CPPUNIT_ASSERT_EQUAL(all, std::string(json_string_value(name), json_string_length(name)));
+    json_decref(back);
   }
 };
 

@@ -1,69 +1,32 @@
 // The scheduling pass (spec section 4): EASY backfilling with predictions,
-// written once against an abstract resource model (the "adapter") so that the
-// SWF simulator (processor counts) and the Slurm plugin (node/core bitmaps and
+// written once against the resource interface (resource_api.h) so that the
+// SWF simulator (processor counts) and the Slurm plugin (nodes through
 // select_g_job_test) run exactly the same policy.
 //
-// EASY and conservative backfilling differ only in reservation depth: the first
-// `reservations` blocked jobs in queue order get reservations (EASY: 1, the
-// head; conservative: all), the other waiting jobs are tried for backfilling
-// in backfill order (FCFS or SJBF).
+// EASY and conservative backfilling differ only in reservation depth: the
+// first `reservations` blocked jobs in queue order get reservations (EASY: 1,
+// the head; conservative: all); the other waiting jobs are tried for
+// backfilling in the backfill order (backfill_order.h: FCFS or SJBF).
 //
-// The adapter concept (duck-typed, see ProcResources in resources.h and
-// plugin/slurm_adapter.h for the two implementations):
-//
-//   bool start_now(JobHandle h);
-//       Start h now if it fits the free resources (no reservation exists yet).
-//   Time reserve(JobHandle h, Time duration, bool is_head);
-//       Earliest time h fits, given the running jobs' predicted ends and the
-//       reservations already made in this pass; record h's reservation (it
-//       holds its resources from then for `duration`). Returns the shadow time
-//       (possibly in the past: expired predictions still count; kNever if h
-//       can never fit). For the head, also remembers the "extra" resources.
-//   bool backfill(JobHandle h, Time end_bound);
-//       Start h now if it fits the free resources and holding them until
-//       end_bound delays no reservation of this pass: for one reservation,
-//       either end_bound <= shadow, or h uses only "extra" resources (which
-//       then shrink).
-//   bool can_start_more() const;
-//       False when nothing at all can start now (lets the pass stop early).
-//   std::int64_t free_width() const;
-//       Upper bound of the width (see WaitQueue::push) that could start now;
-//       wider candidates are skipped without a backfill() call.
-//   bool room_beyond_shadow() const;
-//       False when no job could use case (b) any more (extra exhausted).
-//   bool may_continue();
-//       Budget and lock-yield point, called before each backfill candidate;
-//       false ends the pass (the plugin's max-jobs-tested and time budget).
+// The planning values come from the wait queue's entries, which the caller
+// filled from its PredictionBook (prediction_book.h); each started job's end
+// bound is PolicyConfig::end_bound() (config.h), the one place where the
+// prediction, the estimate under safe backfilling and the starvation guard
+// meet.
 #pragma once
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
+#include "easypp/backfill_order.h"
+#include "easypp/config.h"
 #include "easypp/queue.h"
+#include "easypp/resource_api.h"
 #include "easypp/types.h"
 
 namespace easypp {
-
-struct PolicyConfig {
-  BackfillOrder backfill = BackfillOrder::ShortestPrediction;
-  /// Reservation depth: 1 = EASY (head only), 0 = every waiting job
-  /// (conservative), N = the first N blocked jobs.
-  int reservations = 1;
-  /// "Safe" backfill: a candidate may use case (a) only if it would end
-  /// before the shadow time even when running to its estimate.
-  bool safe = false;
-  /// Starvation guard (not in the paper; off by default): once the head has
-  /// waited this many seconds, backfilling around it is safe (as above), so
-  /// under-predicted backfilled jobs can no longer push its reservation back
-  /// again and again. Negative: off.
-  Time safe_after = -1;
-};
 
 struct PassResult {
   std::uint32_t started_in_order = 0;  ///< started before any job was blocked
@@ -77,33 +40,49 @@ struct PassResult {
   bool starving_head = false;          ///< the starvation guard made this pass safe
 };
 
-template <class Adapter>
-PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
+namespace pass_detail {
+
+/// No backfilling (plain FCFS): the pass ends at the first blocked job, so
+/// it never gets to the candidates.
+struct NoBackfill : FcfsBackfill {};
+
+// The slots holding a reservation in this pass (at most the depth); no
+// allocation for EASY.
+class ReservedSlots {
+ public:
+  void add(WaitQueue::Slot s) {
+    if (n_ < 4) inline_[n_] = s;
+    else more_.push_back(s);
+    ++n_;
+  }
+  bool contains(WaitQueue::Slot s) const {  // per candidate: keep it cheap
+    const unsigned n = n_ < 4 ? n_ : 4;
+    for (unsigned i = 0; i < n; ++i)
+      if (inline_[i] == s) return true;
+    if (n_ <= 4) return false;
+    for (WaitQueue::Slot x : more_)
+      if (x == s) return true;
+    return false;
+  }
+
+ private:
+  WaitQueue::Slot inline_[4] = {};
+  unsigned n_ = 0;
+  std::vector<WaitQueue::Slot> more_;
+};
+
+template <class Order, class Adapter>
+PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   using Slot = WaitQueue::Slot;
   PassResult r;
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
-  // Slots holding a reservation (at most depth); no allocation for EASY.
-  Slot reserved_inline[4];
-  std::vector<Slot> reserved_more;
-  auto add_reserved = [&](Slot s) {
-    if (r.reservations <= 4) reserved_inline[r.reservations - 1] = s;
-    else reserved_more.push_back(s);
-  };
-  auto is_reserved = [&](Slot s) {
-    const unsigned n = std::min(r.reservations, 4u);
-    for (unsigned i = 0; i < n; ++i)
-      if (reserved_inline[i] == s) return true;
-    for (Slot x : reserved_more)
-      if (x == s) return true;
-    return false;
-  };
-
-  bool safe = cfg.safe;
+  ReservedSlots reserved;
+  bool guarded = false;  // the head starves: backfilling around it is safe
   // Nothing waiting is narrow enough for what is free: stop (cheap, and
   // frequent at high load, when only wide jobs are left waiting).
   auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
   auto bound_of = [&](const WaitQueue::Entry& e) {
-    return now + (safe ? e.estimate : e.prediction);
+    return cfg.end_bound(now, e.prediction, e.estimate, guarded);
   };
 
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
@@ -116,21 +95,21 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
     ++it;
     const WaitQueue::Entry e = q.entry(s);
     if (r.reservations == 0) {
-      if (a.start_now(e.handle)) {
+      if (a.start_now(e.handle, bound_of(e))) {
         ++r.started_in_order;
         q.erase(s);
         continue;
       }
       if (cfg.backfill == BackfillOrder::None) return r;
       r.shadow = a.reserve(e.handle, e.prediction, /*is_head=*/true);
-      if (cfg.safe_after >= 0 && e.since < kNever && now - e.since >= cfg.safe_after) {
-        safe = true;
+      if (cfg.starving(now, e.since)) {
+        guarded = true;
         r.starving_head = true;
       }
       r.head_reserved = true;
       r.head = e.handle;
       ++r.reservations;
-      add_reserved(s);
+      reserved.add(s);
       continue;
     }
     if (nothing_fits()) return r;
@@ -146,104 +125,58 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
     }
     a.reserve(e.handle, e.prediction, /*is_head=*/false);
     ++r.reservations;
-    add_reserved(s);
+    reserved.add(s);
   }
   if (it == by_queue.end()) return r;
 
-  // Phase B: every other waiting job, in backfill order.
-  auto try_one = [&](const WaitQueue::Item& item) -> bool /* keep going */ {
-    if (nothing_fits()) return false;
-    ++r.tested;
-    if (item.width > a.free_width()) return true;
-    if (!a.may_continue()) {
-      r.interrupted = true;
-      return false;
+  // Phase B: every other waiting job, in the backfill order.
+  const bool safe = cfg.safe || guarded;
+  const auto last = Order::last(q);
+  for (auto c = Order::first(q, it); c != last;) {
+    const WaitQueue::Item item = *c;
+    ++c;  // the candidate may start: erased from the queue
+    if constexpr (Order::kHasReserved) {
+      if (reserved.contains(item.slot)) continue;
     }
-    const Slot s = item.slot;
-    const WaitQueue::Entry& e = q.entry(s);
-    if (a.backfill(e.handle, bound_of(e))) {
-      ++r.started_backfill;
-      q.erase(s);
-    }
-    return true;
-  };
-
-  if (cfg.backfill == BackfillOrder::ShortestPrediction) {
-    const auto& by_pred = q.prediction_order();
-    for (auto p = by_pred.begin(); p != by_pred.end();) {
-      const WaitQueue::Item item = *p;
-      ++p;
-      if (is_reserved(item.slot)) continue;
-      // Ascending predictions: once a candidate cannot end before the shadow
-      // time, none of the rest can either; only "extra" room remains.
+    // Ascending predictions: once a candidate cannot end before the shadow
+    // time, none of the rest can either; only "extra" room is left, and
+    // once that is gone the walk ends.
+    if constexpr (Order::kAscendingPredictions) {
       if (depth == 1 && !safe && now + item.prediction > r.shadow && !a.room_beyond_shadow())
         break;
-      if (!try_one(item)) break;
     }
-  } else {
-    while (it != by_queue.end()) {
-      const WaitQueue::Item item = *it;
-      ++it;
-      if (!try_one(item)) break;
+    if (nothing_fits()) break;
+    ++r.tested;
+    if (item.width > a.free_width()) continue;
+    if (!a.may_continue()) {
+      r.interrupted = true;
+      break;
+    }
+    const WaitQueue::Entry& e = q.entry(item.slot);
+    if (a.backfill(e.handle, bound_of(e))) {
+      ++r.started_backfill;
+      q.erase(item.slot);
     }
   }
   return r;
 }
 
-// ---------------------------------------------------------------------------
-// Schedulers as combinations of orthogonal knobs (spec section 4 presets).
+}  // namespace pass_detail
 
-enum class PlanWith {
-  Estimate,    ///< plan with the user's estimate (times estimate_factor)
-  Prediction,  ///< plan with the predictor's output
-  Runtime,     ///< plan with the actual runtime (simulator only: "perfect")
-};
-
-enum class QueueOrder {
-  Arrival,   ///< FCFS (Slurm: priority order)
-  Estimate,  ///< SJF: the queue itself sorted by estimate
-};
-
-}  // namespace easypp
-
-#include "easypp/correction.h"
-#include "easypp/predictor.h"
-
-namespace easypp {
-
-struct SchedulerConfig {
-  std::string name = "easy++";  ///< label shown in reports
-  PlanWith plan = PlanWith::Prediction;
-  double estimate_factor = 1.0;  ///< x2: plan with 2 x estimate
-  CorrectionPolicy correction = CorrectionPolicy::Estimate;
-  QueueOrder queue_order = QueueOrder::Arrival;
-  PolicyConfig policy;
-  PredictorConfig predictor;
-
-  /// Empty if valid, else a one-line description of what is wrong.
-  std::string validate() const;
-  /// Knobs as "key=value" words, e.g. for reports.
-  std::string describe() const;
-};
-
-/// The presets of spec section 4, by name: fcfs, easy, easy-pred, easy-pcor,
-/// easy+, easy-sjbf, easy++, perfect, perfect++, x2, sjf, conservative.
-std::optional<SchedulerConfig> preset(std::string_view name);
-std::vector<std::string> preset_names();
-
-/// Apply one knob ("window", "3"). Returns an error message, empty on success.
-/// Knobs: plan, estimate-factor, correction, backfill, queue-order,
-/// reservations, safe, safe-after, window, metric, history-type, fullness,
-/// fallback, propagation.
-std::string apply_knob(SchedulerConfig& cfg, std::string_view key, std::string_view value);
-std::vector<std::string> knob_names();
-
-/// Parse "NAME[:knob=value]..." (e.g. "easy++:window=3:metric=median"):
-/// the preset, then `base_knobs` (e.g. from the command line), then the
-/// spec's own knobs. On error returns nullopt and sets *error.
-using KnobList = std::vector<std::pair<std::string, std::string>>;
-std::optional<SchedulerConfig> parse_scheduler_spec(std::string_view spec,
-                                                    const KnobList& base_knobs,
-                                                    std::string* error);
+/// One scheduling pass at time `now` over the waiting jobs of `q` (started
+/// jobs are erased from it) and the resources behind `a`.
+template <class Adapter>
+PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
+  static_assert(check_resource_adapter<Adapter>());
+  switch (cfg.backfill) {
+    case BackfillOrder::ShortestPrediction:
+      return pass_detail::pass<ShortestJobBackfilledFirst>(now, q, a, cfg);
+    case BackfillOrder::Queue:
+      return pass_detail::pass<FcfsBackfill>(now, q, a, cfg);
+    case BackfillOrder::None:
+      break;
+  }
+  return pass_detail::pass<pass_detail::NoBackfill>(now, q, a, cfg);
+}
 
 }  // namespace easypp

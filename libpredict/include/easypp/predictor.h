@@ -34,6 +34,13 @@ struct PredictorConfig {
   Fallback fallback = Fallback::Estimate;
   bool propagation = false;  ///< re-predict waiting jobs when history changes
 
+  /// Same predictions for the same history (propagation aside, which is
+  /// about when predictions are made, not what they are).
+  bool same_predictions_as(const PredictorConfig& o) const {
+    return window == o.window && metric == o.metric && type == o.type &&
+           fullness == o.fullness && fallback == o.fallback;
+  }
+
   static constexpr int kMaxWindow = 30;
   /// Empty if valid, else a one-line description of what is wrong.
   std::string validate() const;
@@ -68,8 +75,9 @@ class Predictor {
   const PredictorConfig& config() const { return cfg_; }
 
   /// Prediction for a new job of `user` with estimate `estimate` (> 0): whole
-  /// seconds, at least 1, never more than the estimate.
-  Time predict(UserId user, Time estimate) const;
+  /// seconds, at least 1, never more than the estimate. *used_history (if
+  /// given) tells whether it came from history rather than the fallback.
+  Time predict(UserId user, Time estimate, bool* used_history = nullptr) const;
 
   /// True if predict() would use history rather than the fallback.
   bool has_history_for(UserId user, Time estimate) const;
@@ -86,6 +94,8 @@ class Predictor {
   std::vector<Entry> history(UserId user) const;
 
   std::size_t users() const { return users_.size(); }
+  /// Forget everything about `user` (an idle user's history expired).
+  void forget_user(UserId user);
   void clear();
 
  private:

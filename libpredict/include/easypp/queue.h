@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "easypp/types.h"
@@ -27,6 +27,8 @@ struct QueueKey {
   }
 };
 
+/// Which order the wait queue keeps for backfilling (the named orders that
+/// walk it are in backfill_order.h).
 enum class BackfillOrder {
   None,                ///< no backfilling at all (plain FCFS)
   Queue,               ///< candidates in queue order (EASY)
@@ -75,7 +77,7 @@ class WaitQueue {
 
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
   /// free_width() is below it, no waiting job can start and a pass can stop.
-  std::int64_t min_width() const { return widths_.empty() ? 0 : widths_.begin()->first; }
+  std::int64_t min_width() const { return min_width_; }
 
   bool empty() const { return by_queue_.empty(); }
   std::size_t size() const { return by_queue_.size(); }
@@ -108,7 +110,6 @@ class WaitQueue {
   const QueueSet& queue_order() const { return by_queue_; }
   /// SJBF order; empty unless order() == ShortestPrediction.
   const PredSet& prediction_order() const { return by_pred_; }
-  Slot front() const { return by_queue_.begin()->slot; }
 
  private:
   BackfillOrder order_;
@@ -116,7 +117,29 @@ class WaitQueue {
   std::vector<Slot> free_;
   QueueSet by_queue_;
   PredSet by_pred_;
-  std::map<std::int64_t, std::uint32_t> widths_;  // width -> waiting jobs
+  // Waiting jobs per width, for min_width(): widths below kSmall counted in
+  // an array with a bit per width in use (the minimum is one ctz away), the
+  // rest in a vector sorted by width (few distinct large widths).
+  static constexpr unsigned kSmallWords = 4, kSmall = kSmallWords * 64;
+  std::uint32_t small_[kSmall] = {};
+  std::uint64_t small_mask_[kSmallWords] = {};
+  std::vector<std::pair<std::int64_t, std::uint32_t>> widths_;
+  std::int64_t min_width_ = 0;  // 0 when empty
+  void count_width(std::int64_t width, int delta) {
+    if (width >= 0 && width < std::int64_t(kSmall)) {
+      const unsigned w = unsigned(width);
+      if (delta > 0 ? small_[w]++ == 0 : --small_[w] == 0) small_mask_[w / 64] ^= 1ull << (w % 64);
+    } else {
+      count_large_width(width, delta);
+    }
+    if (delta > 0) {
+      if (by_queue_.empty() || width < min_width_) min_width_ = width;  // before its insertion
+    } else if (width == min_width_) {
+      find_min_width();
+    }
+  }
+  void count_large_width(std::int64_t width, int delta);
+  void find_min_width();
 };
 
 }  // namespace easypp

@@ -16,6 +16,7 @@ struct MetricsOptions {
   Time short_threshold = 3600;    ///< runtime <= this: "short"
   std::int64_t narrow_threshold = 8;  ///< size <= this: "narrow"
   bool exclude_flurries = false;  ///< drop jobs marked as flurry from the measured set
+  bool per_user = true;           ///< fill Metrics::users (off for shaken copies)
 };
 
 struct CategoryMetrics {
@@ -38,13 +39,27 @@ struct Predictability {
   double late_median_minutes = 0;
 };
 
+/// One user's measured jobs (jobs without a user id are in no user's row).
+struct UserMetrics {
+  UserId user = kNoUser;
+  std::uint64_t jobs = 0;
+  double avg_wait_minutes = 0;
+  double avg_bounded_slowdown = 0;
+};
+
 struct Metrics {
   std::uint64_t jobs_simulated = 0;
   std::uint64_t jobs_measured = 0;
   /// Jobs that terminated after the last arrival (cool-down, not measured):
   /// many of them, or a long max wait, point at starvation the averages hide.
   std::uint64_t jobs_after_last_arrival = 0;
-  double max_wait_minutes = 0;         ///< over all simulated jobs
+  // Starvation, over all simulated jobs (warm-up and cool-down included:
+  // that is where starved jobs end up):
+  double max_wait_minutes = 0;         ///< the longest wait
+  double p99_wait_minutes = 0;         ///< 99th percentile (nearest rank)
+  std::uint64_t wide_jobs = 0;         ///< jobs wider than half the machine
+  double wide_avg_wait_minutes = 0;
+  double wide_max_wait_minutes = 0;
   double avg_wait_minutes = 0;
   double avg_response_minutes = 0;
   double avg_bounded_slowdown = 0;
@@ -58,6 +73,29 @@ struct Metrics {
   Time window_end = 0;       ///< last arrival
   Predictability predictability;
   std::vector<CategoryMetrics> categories;
+  std::vector<UserMetrics> users;  ///< by user id; only with MetricsOptions::per_user
+};
+
+/// The measured set of spec section 5: all jobs but the first
+/// warmup_fraction to terminate and the jobs that terminate after the last
+/// arrival (and flurry jobs if excluded).
+class MeasuredSet {
+ public:
+  MeasuredSet(const Workload& w, const RunResult& r, const MetricsOptions& opt);
+  bool operator()(std::size_t i) const {
+    const JobOutcome& o = r_.jobs[i];
+    return o.termination_rank >= warm_ && o.end <= last_arrival_ &&
+           !(exclude_flurries_ && w_.jobs[i].flurry);
+  }
+  std::uint32_t warmup_jobs() const { return warm_; }
+  Time last_arrival() const { return last_arrival_; }
+
+ private:
+  const Workload& w_;
+  const RunResult& r_;
+  std::uint32_t warm_ = 0;
+  Time last_arrival_ = 0;
+  bool exclude_flurries_ = false;
 };
 
 Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOptions& opt = {});

@@ -1,9 +1,10 @@
 // The processor-count resource model used by the SWF simulator: a machine of
 // N identical processors, running jobs ordered by predicted end.
 //
-// It answers the policy's questions (see policy.h): does a job fit the free
-// processors, when would the head fit given the running jobs' predicted ends
-// (shadow time, extra processors), and may a candidate backfill. With one
+// It answers the policy's questions (through ProcAdapter, proc_adapter.h):
+// does a job fit the free processors, when would the head fit given the
+// running jobs' predicted ends (shadow time, extra processors), and may a
+// candidate backfill. With one
 // reservation it is the O(running) shadow/extra computation of the EASY paper;
 // with more (conservative) it plans on an availability profile.
 #pragma once
@@ -33,7 +34,7 @@ class ProcResources {
   void begin_pass(Time now);
   bool fits_now(std::int64_t size) const { return size <= free_; }
   /// Earliest start for `size` processors held `duration` seconds; records
-  /// the reservation. See policy.h (Adapter::reserve).
+  /// the reservation. See resource_api.h (reserve).
   Time reserve(std::int64_t size, Time duration);
   /// May a job of `size` start now and hold its processors until `end_bound`
   /// without delaying any reservation of this pass? Does not allocate.

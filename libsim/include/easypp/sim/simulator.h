@@ -1,9 +1,12 @@
-// The event-driven simulator: replays a workload through the policy with the
+// The event-driven simulator: replays a workload through the core with the
 // processor-count resource model.
 //
-// Events are arrivals, terminations and prediction expiries. All events that
-// share a timestamp are applied first (terminations, then expiries, then
-// arrivals), then one scheduling pass runs (project convention).
+// It owns time and the workload's future (runtimes); the core owns the rest.
+// Arrivals and terminations are its own events; prediction expiries are the
+// PredictionBook's (next_expiry). All events that share a timestamp are
+// applied first (terminations, then expiries, then arrivals), then one
+// scheduling pass runs (project convention): schedule_pass() over a
+// ProcAdapter.
 #pragma once
 
 #include <cstdint>
@@ -100,8 +103,5 @@ class SimView {
  private:
   const Simulator::Impl& s_;
 };
-
-/// Convenience: replay `w` under each scheduler.
-std::vector<RunResult> run_all(const Workload& w, const std::vector<SchedulerConfig>& cfgs);
 
 }  // namespace easypp

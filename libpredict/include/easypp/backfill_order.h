@@ -1,0 +1,49 @@
+// The order in which backfill candidates are tried: the paper's third idea,
+// SJBF (shortest job backfilled first), next to EASY's own FCFS order.
+//
+// Each order is a small named policy the scheduling pass is instantiated
+// with (policy.h): it names the sequence of candidates, an ordered range of
+// the wait queue (which keeps both orders sorted, so a pass never sorts),
+// and what the pass may assume about it.
+#pragma once
+
+#include "easypp/queue.h"
+
+namespace easypp {
+
+/// EASY: the candidates in queue order, behind the reserved jobs.
+struct FcfsBackfill {
+  static constexpr BackfillOrder kOrder = BackfillOrder::Queue;
+  /// The sequence holds reserved jobs too (the pass skips them).
+  static constexpr bool kHasReserved = false;
+  /// Candidates come by ascending prediction (the pass may stop early).
+  static constexpr bool kAscendingPredictions = false;
+
+  /// `after_reserved`: the first job in queue order behind the reservations.
+  static WaitQueue::QueueSet::const_iterator first(
+      const WaitQueue&, WaitQueue::QueueSet::const_iterator after_reserved) {
+    return after_reserved;
+  }
+  static WaitQueue::QueueSet::const_iterator last(const WaitQueue& q) {
+    return q.queue_order().end();
+  }
+};
+
+/// SJBF (Tsafrir, Etsion & Feitelson 2007): the candidates by ascending
+/// prediction, ties in queue order. The reservation stays with the first
+/// job in queue order; only the order of the others changes.
+struct ShortestJobBackfilledFirst {
+  static constexpr BackfillOrder kOrder = BackfillOrder::ShortestPrediction;
+  static constexpr bool kHasReserved = true;
+  static constexpr bool kAscendingPredictions = true;
+
+  static WaitQueue::PredSet::const_iterator first(const WaitQueue& q,
+                                                  WaitQueue::QueueSet::const_iterator) {
+    return q.prediction_order().begin();
+  }
+  static WaitQueue::PredSet::const_iterator last(const WaitQueue& q) {
+    return q.prediction_order().end();
+  }
+};
+
+}  // namespace easypp

@@ -1,0 +1,298 @@
+// The prediction's life, owned in one place: the PredictionBook keeps, for
+// every job a scheduler knows, the planning value it schedules with, from
+// the job's arrival to its end, and the per-user history those values come
+// from. The paper's first two ideas live here:
+//
+//   arrive()          prediction from the user's history (predictor.h), or
+//                     the fallback; the estimate under plan=estimate
+//   start()           the job runs: its correction falls due at its
+//                     predicted end (+ grace)
+//   correct_expired() every running job that outlived its prediction gets
+//                     the correction policy's next value (correction.h);
+//                     beyond its estimate, the beyond-estimate rule
+//   finish()          the runtime is learned; with propagation, the user's
+//                     waiting jobs are predicted again
+//   next_expiry()     when the next correction falls due (the simulator's
+//                     expiry event, the plugin's correction timer)
+//   end_bound()       THE backfill bound of a job started now (prediction,
+//                     estimate under safe backfill or the starvation guard:
+//                     PolicyConfig::end_bound)
+//
+// The simulator (libsim) and the plugin (plugin/) only translate their
+// events into these calls and the book's answers (and Listener calls) into
+// their world: processor counts and the wait queue there, end_time planning
+// values and the status file here. See docs/architecture.md.
+//
+// Jobs are named by a JobHandle chosen by the caller (a job index in the
+// simulator, a Slurm job id in the plugin). Per-user history stays bounded
+// by the predictor's window; users with no job for history_ttl seconds are
+// forgotten. Work per event is O(window) plus O(log running) for the
+// correction timer; propagation re-predicts only the user's waiting jobs.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "easypp/config.h"
+#include "easypp/correction.h"
+#include "easypp/predictor.h"
+#include "easypp/types.h"
+
+namespace easypp {
+
+/// One job as the book knows it.
+struct JobPlan {
+  JobHandle handle = 0;
+  UserId user = kNoUser;
+  Time estimate = 0;          ///< seconds: the user's time limit, the kill time
+  Time prediction = 0;        ///< seconds: the planning value in effect
+  Time first_prediction = 0;  ///< the value made at arrival
+  Time since = kNever;        ///< waiting since (the starvation guard's clock)
+  Time start = -1;            ///< when it started running (-1: waiting)
+  CorrectionState corr;       ///< corrections applied so far
+  /// When the job will end, if the caller knows (the simulator does): a
+  /// correction falling due at or after it is never scheduled, since the
+  /// end comes first. kNever in Slurm.
+  Time known_end = kNever;
+  bool running = false;
+  bool from_history = false;  ///< the prediction came from history, not a fallback
+
+  /// start + prediction: when a running job is planned to end.
+  Time planned_end() const { return start + prediction; }
+};
+
+enum class PlanChange {
+  Repredicted,  ///< a waiting job's user history changed (propagation)
+  Corrected,    ///< a running job outlived its prediction
+};
+
+class PredictionBook {
+ public:
+  /// Told of every change of a planning value after arrival.
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    /// plan.prediction is the new value; old_prediction the one it replaced.
+    virtual void prediction_changed(const JobPlan& plan, Time old_prediction, PlanChange why,
+                                    Time now) = 0;
+  };
+
+  struct Options {
+    /// A correction falls due this many seconds after the predicted end (the
+    /// plugin: 1, since Slurm learns of a job's end a little late and keeps
+    /// whole seconds; the simulator: 0, its terminations come first).
+    Time grace = 0;
+    /// Runtimes shorter than this are not learned (the plugin: 1 s, a job
+    /// that never ran; the simulator learns every runtime, as the paper).
+    Time min_learned_runtime = 0;
+    /// Handles are 0..dense_handles-1 (the simulator's job indexes): stored
+    /// by index instead of hashed. 0: any handle (Slurm job ids).
+    std::size_t dense_handles = 0;
+    /// Learn runtimes even when planning without predictions (plan=estimate):
+    /// the plugin does, so its history is ready when predictions are switched
+    /// on and easypp-ctl can show them; the simulator has no use for it.
+    bool always_learn = true;
+  };
+
+  explicit PredictionBook(const SchedulerConfig& cfg = SchedulerConfig());
+  PredictionBook(const SchedulerConfig& cfg, Options opt);
+  PredictionBook(const PredictionBook&) = delete;
+  PredictionBook& operator=(const PredictionBook&) = delete;
+
+  /// New settings. The learned history is kept (rebuilt for a new predictor
+  /// configuration); planning values already made stay until the job's next
+  /// re-prediction or correction.
+  void configure(const SchedulerConfig& cfg);
+  const SchedulerConfig& config() const { return cfg_; }
+  void set_listener(Listener* l) { listener_ = l; }
+
+  // --- a job's life --------------------------------------------------------------
+
+  /// A job starts waiting (or waits anew: requeued, or its limit changed):
+  /// its planning value is made now, corrections start from zero.
+  /// `known_runtime` is for plan=runtime (the simulator's "perfect"), -1
+  /// when unknown (then the estimate is used).
+  const JobPlan& arrive(JobHandle h, UserId user, Time estimate, Time since, Time now,
+                        Time known_runtime = -1);
+  /// Waiting job h started at `start` (as job `as`: an array task split off
+  /// its still-waiting meta record h, which keeps waiting; default: h).
+  /// `known_end`: see JobPlan::known_end.
+  void start(JobHandle h, Time start, Time known_end = kNever) {
+    Slot* s = slot(h);
+    if (s == nullptr) return;
+    s->mark = sweep_mark_;
+    s->plan.known_end = known_end;
+    s->plan.running = true;
+    s->plan.start = start;
+    schedule_expiry(s->plan);
+  }
+  void start_as(JobHandle h, JobHandle as, Time start);
+  /// Apply every correction due at `now` (start + prediction + grace <=
+  /// now), repeatedly for a job until it is no longer due (a late cycle).
+  /// Returns the number of corrections; the listener hears each.
+  std::uint32_t correct_expired(Time now);
+  /// When the next correction falls due (kNever: none; correction=none
+  /// never corrects). May lie before the last correct_expired() time when
+  /// the caller's clock lagged. Its job in *h if not null.
+  Time next_expiry(JobHandle* h = nullptr) const {
+    if (!due_.empty() && !due_valid(due_.front())) drop_stale_expiries();
+    if (due_.empty()) return kNever;
+    if (h) *h = due_.front().h;
+    return due_.front().at;
+  }
+  /// A job ended after running `runtime` seconds: learn it (runtime >=
+  /// min_learned_runtime; the job need not be known: the plugin learns jobs
+  /// that finished while it was not looking) and forget the job. With
+  /// propagation, the user's waiting jobs are predicted again. Returns
+  /// whether the runtime was learned.
+  bool finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now);
+  /// Forget a job without learning anything (cancelled while waiting, gone).
+  void forget(JobHandle h) {
+    if (Slot* s = slot(h)) drop(*s);
+  }
+
+  // --- observation (the plugin's per-cycle scan) ---------------------------------
+
+  /// A waiting job seen now: arrives if new, back from running (requeued),
+  /// or its user or estimate changed; else its waiting clock is updated.
+  const JobPlan& observe_waiting(JobHandle h, UserId user, Time estimate, Time since, Time now);
+  /// A running job seen now: arrives and starts if unknown, starts if it was
+  /// waiting (another scheduler started it); a changed start (suspension)
+  /// moves its correction, a changed estimate (its limit was raised) moves
+  /// its kill time and keeps its prediction.
+  const JobPlan& observe_running(JobHandle h, UserId user, Time estimate, Time start, Time now);
+
+  /// Sweep: begin_sweep(), then keep() (or any call above) for every job
+  /// still there, then sweep() forgets the others: a job that vanished
+  /// without being seen to end no longer drives corrections.
+  void begin_sweep() { ++sweep_mark_; }
+  void keep(JobHandle h);
+  std::size_t sweep();
+
+  // --- answers --------------------------------------------------------------------
+
+  const JobPlan* find(JobHandle h) const {
+    const Slot* s = slot(h);
+    return s ? &s->plan : nullptr;
+  }
+  /// The backfill bound of job h started at `now` (PolicyConfig::end_bound
+  /// with its prediction and estimate); `guarded`: the head it could delay
+  /// is protected by the starvation guard.
+  Time end_bound(JobHandle h, Time now, bool guarded) const;
+  /// Visit every job: f(const JobPlan&).
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (s.live) f(s.plan);
+  }
+  std::size_t size() const { return live_; }
+
+  // --- history --------------------------------------------------------------------
+
+  const Predictor& predictor() const { return predictor_; }
+  /// The planning value a new job of `user` with `estimate` would get now.
+  Time plan_value(UserId user, Time estimate, bool* from_history = nullptr,
+                  Time known_runtime = -1) const;
+  /// Replace the history (the plugin's state file). Users restored count as
+  /// active at `now` for history_ttl.
+  void restore_history(const std::vector<Predictor::Ring>& rings, Time now);
+  /// Forget users with no job for history_ttl seconds (also done by the
+  /// book itself as time passes). Returns how many were forgotten.
+  std::size_t evict_idle(Time now);
+  std::uint64_t learned_total() const { return learned_total_; }
+  void set_learned_total(std::uint64_t n) { learned_total_ = n; }
+  /// The history changed since clear_history_changed() (persist it).
+  bool history_changed() const { return history_changed_; }
+  void clear_history_changed() { history_changed_ = false; }
+
+ private:
+  struct Slot {
+    JobPlan plan;
+    bool live = false;
+    std::uint32_t mark = 0;   // sweep generation last seen in
+    std::uint32_t stamp = 0;  // de-duplication in a user's waiting list
+  };
+  struct UserBook {
+    std::vector<JobHandle> waiting;  // propagation: may hold stale handles
+    std::uint32_t jobs = 0;          // jobs of the user in the book
+    Time last = 0;                   // last arrival or end
+  };
+  struct Due {
+    Time at;
+    JobHandle h;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : h > o.h; }
+  };
+
+  Slot* slot(JobHandle h) { return const_cast<Slot*>(std::as_const(*this).slot(h)); }
+  const Slot* slot(JobHandle h) const {
+    if (dense_ > 0) return h < dense_ && slots_[h].live ? &slots_[h] : nullptr;
+    auto it = index_.find(h);
+    return it == index_.end() ? nullptr : &slots_[it->second];
+  }
+  // The hot paths of the simulator (one call per job each) are inline.
+  Slot& make_slot(JobHandle h) {
+    if (h < dense_) {
+      Slot& s = slots_[h];
+      s.live = true;
+      s.mark = sweep_mark_;
+      s.stamp = 0;
+      ++live_;
+      return s;
+    }
+    return make_sparse_slot(h);
+  }
+  Slot& make_sparse_slot(JobHandle h);
+  void drop(Slot& s) {
+    touch_user(s.plan.user, 0, -1);
+    --live_;
+    s.live = false;
+    if (dense_ == 0) drop_sparse(s.plan.handle);
+  }
+  void drop_sparse(JobHandle h);
+  void schedule_expiry(const JobPlan& p) {
+    if (cfg_.correction == CorrectionPolicy::None || !p.running) return;
+    const Time at = p.start + p.prediction + opt_.grace;
+    if (at >= p.known_end) return;  // it ends first (ends come before expiries)
+    push_expiry(at, p.handle);
+  }
+  void push_expiry(Time at, JobHandle h);
+  bool due_valid(const Due& d) const {
+    const Slot* s = slot(d.h);
+    return s != nullptr && s->plan.running &&
+           s->plan.start + s->plan.prediction + opt_.grace == d.at;
+  }
+  void drop_stale_expiries() const;
+  void rebuild_expiries();
+  void rebuild_users(Time now);
+  void repredict_waiting(UserId user, Time now);
+  void touch_user(UserId user, Time now, int delta) {
+    if (tracks_users() && user != kNoUser) follow_user(user, now, delta);
+  }
+  void follow_user(UserId user, Time now, int delta);
+  bool tracks_users() const { return propagates() || cfg_.history_ttl >= 0; }
+  bool propagates() const { return cfg_.predictor.propagation && cfg_.plan == PlanWith::Prediction; }
+
+  SchedulerConfig cfg_;
+  Options opt_;
+  Predictor predictor_;
+  Listener* listener_ = nullptr;
+
+  std::vector<Slot> slots_;
+  std::size_t dense_ = 0;  // handles below it are slot indexes (dense_handles)
+  std::unordered_map<JobHandle, std::uint32_t> index_;  // sparse handles -> slot
+  std::vector<std::uint32_t> free_slots_;
+  std::size_t live_ = 0;
+  std::uint32_t sweep_mark_ = 0;
+  std::uint32_t stamp_ = 0;
+
+  mutable std::vector<Due> due_;  // min-heap, stale entries dropped lazily
+  std::vector<JobHandle> deferred_;  // correct_expired()'s scratch
+  std::unordered_map<UserId, UserBook> users_;
+  Time next_eviction_ = 0;
+  std::uint64_t learned_total_ = 0;
+  bool history_changed_ = false;
+};
+
+}  // namespace easypp

@@ -1,0 +1,140 @@
+// The one seam between the scheduling policy and a resource model: the
+// questions schedule_pass() (policy.h) asks, and nothing else. Two adapters
+// answer them:
+//
+//   - ProcAdapter (libsim, easypp/sim/proc_adapter.h): a machine of N
+//     identical processors, for replaying SWF logs;
+//   - NodeAdapter (plugin/node_planner.h): the plugin's decisions on nodes,
+//     over SlurmCluster (slurmctld: select_g_job_test() and select_nodes())
+//     in the plugin and over a fake cluster in the tests.
+//
+// The conformance suite (tests/unit/test_adapters.cc) runs the same
+// scenarios against both. ResourceAdapter<A> below checks at compile time
+// that a type answers every question with the right signature; the pass
+// static_asserts it, so a missing or misspelt member is one clear error.
+//
+// The contract, for one scheduling pass at time `now` (a job's "end bound"
+// is until when it holds its resources as far as this pass's reservations
+// are concerned: PolicyConfig::end_bound()):
+//
+//   bool start_now(JobHandle h, Time end_bound);
+//       Start h now if it fits the free resources. Called only before any
+//       reservation of the pass exists (EASY step 1, in queue order).
+//   Time reserve(JobHandle h, Time duration, bool is_head);
+//       The earliest time h fits, given the running jobs' planned ends
+//       (start + prediction) and the reservations already made in this pass;
+//       record h's reservation (it holds its resources from then for
+//       `duration`). Returns the shadow time (possibly in the past: expired
+//       predictions still count; kNever if h can never fit). For the head,
+//       also remembers the "extra" resources (free at the shadow time beyond
+//       the head's need).
+//   bool backfill(JobHandle h, Time end_bound);
+//       Start h now if it fits the free resources and holding them until
+//       end_bound delays no reservation of this pass: for one reservation,
+//       either end_bound <= shadow (case a), or h uses only "extra"
+//       resources (case b), which then shrink.
+//   bool can_start_more() const;
+//       False when nothing at all can start now (lets the pass stop early).
+//   std::int64_t free_width() const;
+//       Upper bound of the width (WaitQueue::push) that could start now;
+//       wider candidates are skipped without a backfill() call.
+//   bool room_beyond_shadow() const;
+//       False when no job could use case (b) any more (extra exhausted).
+//   bool may_continue();
+//       Budget and lock-yield point, called before each backfill candidate;
+//       false ends the pass (the plugin's max-jobs-tested and time budget).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "easypp/types.h"
+
+namespace easypp {
+
+namespace resource_api_detail {
+
+template <class A, class = void>
+struct has_start_now : std::false_type {};
+template <class A>
+struct has_start_now<A, std::enable_if_t<std::is_same_v<
+                            decltype(std::declval<A&>().start_now(JobHandle{}, Time{})), bool>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_reserve : std::false_type {};
+template <class A>
+struct has_reserve<A, std::enable_if_t<std::is_same_v<
+                          decltype(std::declval<A&>().reserve(JobHandle{}, Time{}, bool{})), Time>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_backfill : std::false_type {};
+template <class A>
+struct has_backfill<A, std::enable_if_t<std::is_same_v<
+                           decltype(std::declval<A&>().backfill(JobHandle{}, Time{})), bool>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_can_start_more : std::false_type {};
+template <class A>
+struct has_can_start_more<
+    A, std::enable_if_t<std::is_same_v<decltype(std::declval<const A&>().can_start_more()), bool>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_free_width : std::false_type {};
+template <class A>
+struct has_free_width<A, std::enable_if_t<std::is_same_v<
+                             decltype(std::declval<const A&>().free_width()), std::int64_t>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_room_beyond_shadow : std::false_type {};
+template <class A>
+struct has_room_beyond_shadow<
+    A,
+    std::enable_if_t<std::is_same_v<decltype(std::declval<const A&>().room_beyond_shadow()), bool>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_may_continue : std::false_type {};
+template <class A>
+struct has_may_continue<
+    A, std::enable_if_t<std::is_same_v<decltype(std::declval<A&>().may_continue()), bool>>>
+    : std::true_type {};
+
+}  // namespace resource_api_detail
+
+/// True when A answers every question of the contract above.
+template <class A>
+inline constexpr bool ResourceAdapter =
+    resource_api_detail::has_start_now<A>::value && resource_api_detail::has_reserve<A>::value &&
+    resource_api_detail::has_backfill<A>::value &&
+    resource_api_detail::has_can_start_more<A>::value &&
+    resource_api_detail::has_free_width<A>::value &&
+    resource_api_detail::has_room_beyond_shadow<A>::value &&
+    resource_api_detail::has_may_continue<A>::value;
+
+/// One static_assert per question, so the compiler names the missing one.
+template <class A>
+constexpr bool check_resource_adapter() {
+  using namespace resource_api_detail;
+  static_assert(has_start_now<A>::value,
+                "resource adapter: needs bool start_now(JobHandle, Time end_bound)");
+  static_assert(has_reserve<A>::value,
+                "resource adapter: needs Time reserve(JobHandle, Time duration, bool is_head)");
+  static_assert(has_backfill<A>::value,
+                "resource adapter: needs bool backfill(JobHandle, Time end_bound)");
+  static_assert(has_can_start_more<A>::value,
+                "resource adapter: needs bool can_start_more() const");
+  static_assert(has_free_width<A>::value,
+                "resource adapter: needs std::int64_t free_width() const");
+  static_assert(has_room_beyond_shadow<A>::value,
+                "resource adapter: needs bool room_beyond_shadow() const");
+  static_assert(has_may_continue<A>::value, "resource adapter: needs bool may_continue()");
+  return true;
+}
+
+}  // namespace easypp

@@ -1,0 +1,330 @@
+// Presets (spec section 4) as combinations of orthogonal knobs, and the one
+// table of knobs every front end parses and renders settings with.
+#include "easypp/config.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "easypp/parse.h"
+
+namespace easypp {
+
+namespace {
+
+const char* yesno(bool b) { return b ? "yes" : "no"; }
+
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+// One knob: how to apply a value (returns what was expected on failure,
+// empty on success) and how to render the current value.
+struct Knob {
+  const char* name;
+  std::string (*apply)(SchedulerConfig&, std::string_view);
+  std::string (*value)(const SchedulerConfig&);
+};
+
+template <class T>
+std::string set_enum(std::optional<T> parsed, T* field, const char* expected) {
+  if (!parsed) return expected;
+  *field = *parsed;
+  return {};
+}
+
+const Knob kKnobs[] = {
+    {"plan",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v == "estimate") c.plan = PlanWith::Estimate;
+       else if (v == "prediction") c.plan = PlanWith::Prediction;
+       else if (v == "runtime") c.plan = PlanWith::Runtime;
+       else return "estimate, prediction or runtime";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       switch (c.plan) {
+         case PlanWith::Estimate: return "estimate";
+         case PlanWith::Prediction: return "prediction";
+         case PlanWith::Runtime: return "runtime";
+       }
+       return "?";
+     }},
+    {"estimate-factor",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       const std::string s(v);
+       char* end = nullptr;
+       const double f = std::strtod(s.c_str(), &end);
+       if (s.empty() || *end != '\0' || !std::isfinite(f) || f < 0.01 || f > 1000)
+         return "a number between 0.01 and 1000";
+       c.estimate_factor = f;
+       return {};
+     },
+     [](const SchedulerConfig& c) { return number_text(c.estimate_factor); }},
+    {"correction",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_correction(v), &c.correction, "none, estimate, gradual or exponential");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.correction); }},
+    {"backfill",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v == "none") c.policy.backfill = BackfillOrder::None;
+       else if (v == "fcfs") c.policy.backfill = BackfillOrder::Queue;
+       else if (v == "sjbf") c.policy.backfill = BackfillOrder::ShortestPrediction;
+       else return "none, fcfs or sjbf";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       switch (c.policy.backfill) {
+         case BackfillOrder::None: return "none";
+         case BackfillOrder::Queue: return "fcfs";
+         case BackfillOrder::ShortestPrediction: return "sjbf";
+       }
+       return "?";
+     }},
+    // The plugin's easypp_sjbf=yes|no: backfill=sjbf or backfill=fcfs.
+    {"sjbf",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       bool b = false;
+       if (!parse_bool(v, &b)) return "yes or no";
+       c.policy.backfill = b ? BackfillOrder::ShortestPrediction : BackfillOrder::Queue;
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return yesno(c.policy.backfill == BackfillOrder::ShortestPrediction);
+     }},
+    {"queue-order",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v == "fcfs") c.queue_order = QueueOrder::Arrival;
+       else if (v == "sjf") c.queue_order = QueueOrder::Estimate;
+       else return "fcfs or sjf";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.queue_order == QueueOrder::Arrival ? "fcfs" : "sjf";
+     }},
+    {"reservations",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (v == "all") c.policy.reservations = 0;
+       else if (parse_int(v, 1, 1000000, &n)) c.policy.reservations = int(n);
+       else return "a number >= 1 or 'all'";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.policy.reservations == 0 ? "all" : std::to_string(c.policy.reservations);
+     }},
+    {"safe",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       return parse_bool(v, &c.policy.safe) ? "" : "yes or no";
+     },
+     [](const SchedulerConfig& c) -> std::string { return yesno(c.policy.safe); }},
+    {"safe-after",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (v == "off" || v == "never") c.policy.safe_after = -1;
+       else if (parse_int(v, 0, 10LL * 365 * 86400, &n)) c.policy.safe_after = n;
+       else return "seconds >= 0 or 'off'";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.policy.safe_after < 0 ? "off" : std::to_string(c.policy.safe_after);
+     }},
+    {"window",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (!parse_int(v, 1, PredictorConfig::kMaxWindow, &n)) return "1..30";
+       c.predictor.window = int(n);
+       return {};
+     },
+     [](const SchedulerConfig& c) { return std::to_string(c.predictor.window); }},
+    {"metric",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_metric(v), &c.predictor.metric, "avg, median, min or max");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.metric); }},
+    {"history-type",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_history_type(v), &c.predictor.type, "all, immediate or extended");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.type); }},
+    {"fullness",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_fullness(v), &c.predictor.fullness, "full or partial");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.fullness); }},
+    {"fallback",
+     [](SchedulerConfig& c, std::string_view v) {
+       return set_enum(parse_fallback(v), &c.predictor.fallback, "estimate or relative");
+     },
+     [](const SchedulerConfig& c) -> std::string { return to_string(c.predictor.fallback); }},
+    {"propagation",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       return parse_bool(v, &c.predictor.propagation) ? "" : "yes or no";
+     },
+     [](const SchedulerConfig& c) -> std::string { return yesno(c.predictor.propagation); }},
+    {"history-ttl",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (v == "off" || v == "never") c.history_ttl = -1;
+       else if (parse_int(v, 1, 100LL * 365 * 86400, &n)) c.history_ttl = n;
+       else return "seconds >= 1 or 'off'";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.history_ttl < 0 ? "off" : std::to_string(c.history_ttl);
+     }},
+};
+
+const Knob* find_knob(std::string_view key) {
+  for (const Knob& k : kKnobs)
+    if (key == k.name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  return {"fcfs", "easy",     "easy-pred", "easy-pcor", "easy+", "easy-sjbf",
+          "easy++", "perfect", "perfect++", "x2",       "sjf",   "conservative"};
+}
+
+std::optional<SchedulerConfig> preset(std::string_view name) {
+  SchedulerConfig c;
+  c.name = std::string(name);
+  c.policy.reservations = 1;
+  c.policy.safe = false;
+  auto set = [&](PlanWith plan, CorrectionPolicy corr, BackfillOrder order) {
+    c.plan = plan;
+    c.correction = corr;
+    c.policy.backfill = order;
+  };
+  using CP = CorrectionPolicy;
+  using BO = BackfillOrder;
+  if (name == "fcfs") set(PlanWith::Estimate, CP::None, BO::None);
+  else if (name == "easy") set(PlanWith::Estimate, CP::None, BO::Queue);
+  else if (name == "easy-pred") set(PlanWith::Prediction, CP::None, BO::Queue);
+  else if (name == "easy-pcor") set(PlanWith::Estimate, CP::Estimate, BO::Queue);
+  else if (name == "easy+") set(PlanWith::Prediction, CP::Estimate, BO::Queue);
+  else if (name == "easy-sjbf") set(PlanWith::Estimate, CP::None, BO::ShortestPrediction);
+  else if (name == "easy++") set(PlanWith::Prediction, CP::Estimate, BO::ShortestPrediction);
+  else if (name == "perfect") set(PlanWith::Runtime, CP::None, BO::Queue);
+  else if (name == "perfect++") set(PlanWith::Runtime, CP::None, BO::ShortestPrediction);
+  else if (name == "x2") {
+    set(PlanWith::Estimate, CP::None, BO::Queue);
+    c.estimate_factor = 2.0;
+  } else if (name == "sjf") {
+    set(PlanWith::Estimate, CP::None, BO::Queue);
+    c.queue_order = QueueOrder::Estimate;
+  } else if (name == "conservative") {
+    set(PlanWith::Estimate, CP::None, BO::Queue);
+    c.policy.reservations = 0;
+  } else {
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::vector<std::string> knob_names() {
+  std::vector<std::string> v;
+  for (const Knob& k : kKnobs) v.push_back(k.name);
+  return v;
+}
+
+std::string apply_knob(SchedulerConfig& c, std::string_view key, std::string_view v) {
+  const Knob* k = find_knob(key);
+  if (k == nullptr) return "unknown knob '" + std::string(key) + "'";
+  SchedulerConfig changed = c;
+  const std::string expected = k->apply(changed, v);
+  if (!expected.empty())
+    return "bad value '" + std::string(v) + "' for " + std::string(key) + " (expected " + expected +
+           ")";
+  c = std::move(changed);
+  return {};
+}
+
+std::string knob_value(const SchedulerConfig& c, std::string_view key) {
+  const Knob* k = find_knob(key);
+  return k ? k->value(c) : std::string();
+}
+
+KnobList knob_values(const SchedulerConfig& c) {
+  KnobList l;
+  for (const Knob& k : kKnobs) l.emplace_back(k.name, k.value(c));
+  return l;
+}
+
+std::optional<SchedulerConfig> parse_scheduler_spec(std::string_view spec,
+                                                    const KnobList& base_knobs,
+                                                    std::string* error) {
+  const auto colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  auto c = preset(name);
+  if (!c) {
+    std::string all;
+    for (const auto& p : preset_names()) all += (all.empty() ? "" : ", ") + p;
+    if (error) *error = "unknown scheduler '" + std::string(name) + "' (known: " + all + ")";
+    return std::nullopt;
+  }
+  c->name = std::string(spec);
+  for (const auto& [k, v] : base_knobs) {
+    std::string e = apply_knob(*c, k, v);
+    if (!e.empty()) {
+      if (error) *error = e;
+      return std::nullopt;
+    }
+  }
+  std::string_view rest = colon == std::string_view::npos ? "" : spec.substr(colon + 1);
+  while (!rest.empty()) {
+    const auto next = rest.find(':');
+    const std::string_view kv = rest.substr(0, next);
+    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
+    const auto eq = kv.find('=');
+    if (eq == std::string_view::npos) {
+      if (error)
+        *error = "expected knob=value in scheduler '" + std::string(spec) + "', got '" +
+                 std::string(kv) + "'";
+      return std::nullopt;
+    }
+    std::string e = apply_knob(*c, kv.substr(0, eq), kv.substr(eq + 1));
+    if (!e.empty()) {
+      if (error) *error = "scheduler '" + std::string(spec) + "': " + e;
+      return std::nullopt;
+    }
+  }
+  std::string v = c->validate();
+  if (!v.empty()) {
+    if (error) *error = "scheduler '" + std::string(spec) + "': " + v;
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::string SchedulerConfig::validate() const {
+  std::string p = predictor.validate();
+  if (!p.empty()) return p;
+  if (!(estimate_factor > 0)) return "estimate-factor must be positive";
+  if (policy.reservations < 0) return "reservations must be >= 1 or all";
+  return {};
+}
+
+std::string SchedulerConfig::describe() const {
+  // The knobs that matter here: estimate-factor only when not 1, the guard
+  // and the history's lifetime only when on, the predictor's knobs only when
+  // planning with predictions; sjbf is backfill's other spelling.
+  std::string d;
+  for (const auto& [k, v] : knob_values(*this)) {
+    if (k == "sjbf") continue;
+    if (k == "estimate-factor" && estimate_factor == 1.0) continue;
+    if ((k == "safe-after" || k == "history-ttl") && v == "off") continue;
+    const bool predictor_knob = k == "window" || k == "metric" || k == "history-type" ||
+                                k == "fullness" || k == "fallback" || k == "propagation";
+    if (predictor_knob && plan != PlanWith::Prediction) continue;
+    d += (d.empty() ? "" : " ") + k + "=" + v;
+  }
+  return d;
+}
+
+}  // namespace easypp

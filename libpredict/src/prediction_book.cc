@@ -1,0 +1,320 @@
+#include "easypp/prediction_book.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace easypp {
+
+namespace {
+
+// A job running far beyond its estimate gets the beyond-estimate increments
+// (1 min, 15 min, 30 min, 1 h, ...): 64 of them reach far past any real
+// runtime, so a late caller catches up in one call and the loop always ends.
+constexpr int kMaxCorrectionsPerCall = 64;
+
+}  // namespace
+
+PredictionBook::PredictionBook(const SchedulerConfig& cfg) : PredictionBook(cfg, Options{}) {}
+
+PredictionBook::PredictionBook(const SchedulerConfig& cfg, Options opt)
+    : cfg_(cfg), opt_(opt), predictor_(cfg.predictor) {
+  slots_.resize(opt_.dense_handles);
+  dense_ = opt_.dense_handles;
+}
+
+void PredictionBook::configure(const SchedulerConfig& cfg) {
+  const bool rebuild = !cfg_.predictor.same_predictions_as(cfg.predictor);
+  cfg_ = cfg;
+  if (rebuild) {
+    const std::vector<Predictor::Ring> rings = predictor_.snapshot();
+    predictor_ = Predictor(cfg_.predictor);
+    predictor_.restore(rings);
+  }
+  rebuild_expiries();  // the correction policy may have changed
+  // Propagation or the history's lifetime may have been switched on: follow
+  // the users again (a user new to it starts idle from the book's latest
+  // event).
+  Time latest = 0;
+  for_each([&](const JobPlan& p) {
+    latest = std::max({latest, p.start, p.since < kNever ? p.since : Time(0)});
+  });
+  for (const auto& u : users_) latest = std::max(latest, u.second.last);
+  rebuild_users(latest);
+}
+
+// --- slots ---------------------------------------------------------------------------
+
+PredictionBook::Slot& PredictionBook::make_sparse_slot(JobHandle h) {
+  std::uint32_t i;
+  if (dense_ > 0) {  // a handle beyond the announced range
+    slots_.resize(std::size_t(h) + 1);
+    dense_ = slots_.size();
+    i = h;
+  } else if (!free_slots_.empty()) {
+    i = free_slots_.back();
+    free_slots_.pop_back();
+    index_[h] = i;
+  } else {
+    i = std::uint32_t(slots_.size());
+    slots_.emplace_back();
+    index_[h] = i;
+  }
+  Slot& s = slots_[i];
+  s = Slot{};
+  s.live = true;
+  s.mark = sweep_mark_;
+  ++live_;
+  return s;
+}
+
+void PredictionBook::drop_sparse(JobHandle h) {
+  auto it = index_.find(h);
+  free_slots_.push_back(it->second);
+  index_.erase(it);
+}
+
+// --- planning values -------------------------------------------------------------------
+
+Time PredictionBook::plan_value(UserId user, Time estimate, bool* from_history,
+                                Time known_runtime) const {
+  bool history = false;
+  Time p = 0;
+  switch (cfg_.plan) {
+    case PlanWith::Estimate:
+      if (cfg_.estimate_factor == 1.0) p = std::max<Time>(estimate, 1);
+      else p = std::max<Time>(Time(std::llround(double(estimate) * cfg_.estimate_factor)), 1);
+      break;
+    case PlanWith::Prediction:
+      p = predictor_.predict(user, estimate, &history);
+      break;
+    case PlanWith::Runtime:  // the simulator's "perfect": it knows the future
+      p = std::max<Time>(known_runtime >= 0 ? known_runtime : estimate, 1);
+      break;
+  }
+  if (from_history) *from_history = history;
+  return p;
+}
+
+const JobPlan& PredictionBook::arrive(JobHandle h, UserId user, Time estimate, Time since,
+                                      Time now, Time known_runtime) {
+  if (Slot* old = slot(h)) drop(*old);  // it waits anew
+  Slot& s = make_slot(h);
+  JobPlan& p = s.plan;
+  bool from_history = false;
+  const Time value = plan_value(user, estimate, &from_history, known_runtime);
+  p = JobPlan{h, user, estimate, value, value, since, -1, CorrectionState{}, kNever, false,
+              from_history};
+  if (tracks_users() && user != kNoUser) {
+    touch_user(user, now, +1);
+    if (propagates()) users_[user].waiting.push_back(h);
+    if (cfg_.history_ttl >= 0 && now >= next_eviction_) evict_idle(now);
+  }
+  return s.plan;
+}
+
+void PredictionBook::start_as(JobHandle h, JobHandle as, Time start) {
+  if (as == h) return this->start(h, start);
+  const Slot* s = slot(h);
+  if (s == nullptr) return;
+  // An array task split off its meta record, which keeps waiting.
+  const JobPlan copy = s->plan;
+  forget(as);
+  Slot& t = make_slot(as);  // may move the slots: `s` is stale from here
+  t.plan = copy;
+  t.plan.handle = as;
+  touch_user(copy.user, start, +1);
+  this->start(as, start);
+}
+
+// --- corrections -------------------------------------------------------------------------
+
+void PredictionBook::push_expiry(Time at, JobHandle h) {
+  due_.push_back(Due{at, h});
+  std::push_heap(due_.begin(), due_.end(), std::greater<Due>());
+}
+
+
+void PredictionBook::rebuild_expiries() {
+  due_.clear();
+  for_each([&](const JobPlan& p) {
+    const Time at = p.start + p.prediction + opt_.grace;
+    if (cfg_.correction != CorrectionPolicy::None && p.running && at < p.known_end)
+      due_.push_back(Due{at, p.handle});
+  });
+  std::make_heap(due_.begin(), due_.end(), std::greater<Due>());
+}
+
+// Entries of jobs that ended, or whose prediction or start moved since, are
+// left in the heap and dropped when they reach its top.
+void PredictionBook::drop_stale_expiries() const {
+  while (!due_.empty() && !due_valid(due_.front())) {
+    std::pop_heap(due_.begin(), due_.end(), std::greater<Due>());
+    due_.pop_back();
+  }
+}
+
+std::uint32_t PredictionBook::correct_expired(Time now) {
+  std::uint32_t n = 0;
+  JobHandle h = 0;
+  while (next_expiry(&h) <= now) {
+    std::pop_heap(due_.begin(), due_.end(), std::greater<Due>());
+    due_.pop_back();
+    JobPlan& p = slot(h)->plan;
+    for (int i = 0; i < kMaxCorrectionsPerCall && p.start + p.prediction + opt_.grace <= now; ++i) {
+      const Time old_p = p.prediction;
+      const Time np = correct_prediction(cfg_.correction, old_p, p.estimate, p.corr);
+      if (np <= old_p) break;  // correction=none: the prediction stays expired
+      p.prediction = np;
+      ++n;
+      if (listener_) listener_->prediction_changed(p, old_p, PlanChange::Corrected, now);
+    }
+    // Still due after the cap (absurdly late): due again at the next call,
+    // not in this one, so every call ends.
+    if (p.start + p.prediction + opt_.grace <= now) deferred_.push_back(h);
+    else schedule_expiry(p);
+  }
+  for (JobHandle d : deferred_) schedule_expiry(slot(d)->plan);
+  deferred_.clear();
+  return n;
+}
+
+// --- the end of a job, history and propagation ------------------------------------------
+
+bool PredictionBook::finish(JobHandle h, UserId user, Time estimate, Time runtime, Time now) {
+  forget(h);
+  if (runtime < opt_.min_learned_runtime || user == kNoUser) return false;
+  if (cfg_.plan != PlanWith::Prediction && !opt_.always_learn) return false;
+  predictor_.record(user, runtime, estimate);
+  ++learned_total_;
+  history_changed_ = true;
+  touch_user(user, now, 0);
+  if (propagates()) repredict_waiting(user, now);
+  if (cfg_.history_ttl >= 0 && now >= next_eviction_) evict_idle(now);
+  return true;
+}
+
+void PredictionBook::repredict_waiting(UserId user, Time now) {
+  auto it = users_.find(user);
+  if (it == users_.end()) return;
+  std::vector<JobHandle>& v = it->second.waiting;
+  ++stamp_;
+  std::size_t keep = 0;
+  for (JobHandle h : v) {
+    Slot* s = slot(h);
+    if (s == nullptr || s->plan.running || s->plan.user != user || s->stamp == stamp_) continue;
+    s->stamp = stamp_;  // listed twice (it arrived again): predicted once
+    v[keep++] = h;
+    JobPlan& p = s->plan;
+    const Time np = plan_value(user, p.estimate, &p.from_history);
+    if (np == p.prediction) continue;
+    const Time old_p = p.prediction;
+    p.prediction = np;
+    if (listener_) listener_->prediction_changed(p, old_p, PlanChange::Repredicted, now);
+  }
+  v.resize(keep);
+}
+
+void PredictionBook::follow_user(UserId user, Time now, int delta) {
+  UserBook& u = users_[user];
+  if (delta < 0 && u.jobs > 0) --u.jobs;
+  if (delta > 0) ++u.jobs;
+  u.last = std::max(u.last, now);
+}
+
+// Users the book follows: every user with history or a job. A user known
+// before keeps its idle clock; a new one starts it at `now`.
+void PredictionBook::rebuild_users(Time now) {
+  std::unordered_map<UserId, UserBook> old;
+  old.swap(users_);
+  if (!tracks_users()) return;
+  auto follow = [&](UserId user) -> UserBook& {
+    auto it = users_.find(user);
+    if (it != users_.end()) return it->second;
+    auto o = old.find(user);
+    UserBook& u = users_[user];
+    u.last = o != old.end() ? o->second.last : now;
+    return u;
+  };
+  for (const Predictor::Ring& r : predictor_.snapshot())
+    if (r.user != kNoUser) follow(r.user);
+  for_each([&](const JobPlan& p) {
+    if (p.user == kNoUser) return;
+    UserBook& u = follow(p.user);
+    ++u.jobs;
+    if (propagates() && !p.running) u.waiting.push_back(p.handle);
+  });
+}
+
+std::size_t PredictionBook::evict_idle(Time now) {
+  if (cfg_.history_ttl < 0) return 0;
+  next_eviction_ = now + std::max<Time>(cfg_.history_ttl / 8, 60);
+  std::size_t n = 0;
+  for (auto it = users_.begin(); it != users_.end();) {
+    if (it->second.jobs == 0 && now - it->second.last >= cfg_.history_ttl) {
+      predictor_.forget_user(it->first);
+      it = users_.erase(it);
+      ++n;
+      history_changed_ = true;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
+void PredictionBook::restore_history(const std::vector<Predictor::Ring>& rings, Time now) {
+  predictor_.restore(rings);
+  rebuild_users(now);
+  // With propagation, waiting jobs are predicted from the restored history.
+  if (propagates())
+    for (const auto& u : users_) repredict_waiting(u.first, now);
+}
+
+// --- observation ---------------------------------------------------------------------------
+
+const JobPlan& PredictionBook::observe_waiting(JobHandle h, UserId user, Time estimate, Time since,
+                                               Time now) {
+  Slot* s = slot(h);
+  if (s == nullptr || s->plan.running || s->plan.user != user || s->plan.estimate != estimate)
+    return arrive(h, user, estimate, since, now);  // new, requeued, or its limit changed
+  s->mark = sweep_mark_;
+  s->plan.since = since;
+  return s->plan;
+}
+
+const JobPlan& PredictionBook::observe_running(JobHandle h, UserId user, Time estimate,
+                                               Time start, Time now) {
+  if (slot(h) == nullptr) arrive(h, user, estimate, kNever, now);  // started before we saw it
+  Slot* s = slot(h);
+  s->mark = sweep_mark_;
+  JobPlan& p = s->plan;
+  p.estimate = estimate;  // a raised limit moves the kill time; the prediction stays
+  if (!p.running || p.start != start) {
+    p.running = true;
+    p.start = start;
+    schedule_expiry(p);
+  }
+  return p;
+}
+
+void PredictionBook::keep(JobHandle h) {
+  if (Slot* s = slot(h)) s->mark = sweep_mark_;
+}
+
+std::size_t PredictionBook::sweep() {
+  std::vector<JobHandle> gone;
+  for_each([&](const JobPlan& p) {
+    if (slot(p.handle)->mark != sweep_mark_) gone.push_back(p.handle);
+  });
+  for (JobHandle h : gone) forget(h);
+  return gone.size();
+}
+
+Time PredictionBook::end_bound(JobHandle h, Time now, bool guarded) const {
+  const Slot* s = slot(h);
+  if (s == nullptr) return now;
+  return cfg_.policy.end_bound(now, s->plan.prediction, s->plan.estimate, guarded);
+}
+
+}  // namespace easypp

@@ -1,0 +1,45 @@
+#include "job_scan.h"
+
+namespace easypp::plugin {
+
+JobScan::JobScan(PredictionBook& book, Time now, Time watermark)
+    : book_(book), now_(now), watermark_(watermark) {
+  book_.begin_sweep();
+}
+
+void JobScan::observe(const JobFacts& j) {
+  switch (j.state) {
+    case JobFacts::State::Pending:
+    case JobFacts::State::Other:
+      book_.keep(j.id);
+      return;
+    case JobFacts::State::Running:
+      ++running_;
+      book_.observe_running(j.id, j.user, j.estimate, j.start, now_);
+      return;
+    case JobFacts::State::Finished:
+      break;
+  }
+  if (j.end <= watermark_) return;  // learned before (or before a restart)
+  if (j.end >= now_) {              // ended during this second: learned next cycle
+    book_.keep(j.id);
+    return;
+  }
+  // Learn each job once: it ran (the book saw it running, or it has an
+  // allocation and a positive run time). A heterogeneous job is one run of
+  // its user: learned from its leader only (the components end together).
+  const JobPlan* p = book_.find(j.id);
+  const bool ran = (p != nullptr && p->running) || (j.had_allocation && j.runtime > 0);
+  if (ran && !j.het_component) {
+    if (book_.finish(j.id, j.user, j.estimate, j.runtime, now_)) ++learned_;
+  } else {
+    book_.forget(j.id);
+  }
+}
+
+Time JobScan::finish() {
+  forgotten_ = book_.sweep();
+  return now_ - 1 > watermark_ ? now_ - 1 : watermark_;
+}
+
+}  // namespace easypp::plugin

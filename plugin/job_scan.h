@@ -1,0 +1,66 @@
+// The cycle's first phase, without Slurm headers: what slurmctld's job list
+// says about each job, translated into calls on the PredictionBook (the
+// owner of every job's prediction, libpredict's prediction_book.h).
+//
+//   running or suspended  -> observe_running (a job started before the
+//                            plugin saw it gets its prediction now)
+//   pending               -> keep (its prediction is made or refreshed when
+//                            the queue phase finds it schedulable)
+//   finished              -> learned once (if it ran; a heterogeneous job
+//                            from its leader only), then forgotten
+//   gone from the list    -> forgotten by the sweep at the end of the scan,
+//                            so it no longer drives the correction timer
+//
+// agent.cc fills a JobFacts from each job_record_t; the unit tests fill them
+// by hand (tests/unit/test_job_scan.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "easypp/prediction_book.h"
+#include "easypp/types.h"
+
+namespace easypp::plugin {
+
+/// What the scan needs to know about one job of slurmctld's job list.
+struct JobFacts {
+  enum class State { Pending, Running, Finished, Other };
+  std::uint32_t id = 0;
+  UserId user = kNoUser;
+  Time estimate = 1;   ///< seconds: the time limit (>= 1)
+  State state = State::Other;
+  Time start = 0;      ///< running: start_time + tot_sus_time
+  Time end = 0;        ///< finished: end_time
+  Time runtime = 0;    ///< finished: end - start - suspended time
+  /// Finished: it had an allocation and ran (a job cancelled while pending
+  /// has start == end and no nodes).
+  bool had_allocation = false;
+  /// A heterogeneous job's component other than its leader.
+  bool het_component = false;
+};
+
+/// One scan of the job list.
+class JobScan {
+ public:
+  /// `watermark`: jobs that ended at or before it were learned already (it
+  /// survives restarts in the state file).
+  JobScan(PredictionBook& book, Time now, Time watermark);
+
+  void observe(const JobFacts& job);
+  /// Forget every job the scan did not see; returns the new watermark.
+  Time finish();
+
+  std::uint32_t running() const { return running_; }
+  std::uint32_t learned() const { return learned_; }
+  std::size_t forgotten() const { return forgotten_; }
+
+ private:
+  PredictionBook& book_;
+  Time now_;
+  Time watermark_;
+  std::uint32_t running_ = 0;
+  std::uint32_t learned_ = 0;
+  std::size_t forgotten_ = 0;
+};
+
+}  // namespace easypp::plugin

@@ -1,0 +1,272 @@
+// The plugin's resource adapter (the resource interface of libpredict's
+// resource_api.h) over a cluster of nodes, without Slurm headers: the
+// decisions are here, the cluster's answers come from a backend.
+//
+//   SlurmCluster (slurm_cluster.h)   slurmctld: nodes and partitions as Slurm
+//                                    has them, select_g_job_test(WILL_RUN)
+//                                    and select_nodes()
+//   FakeCluster (tests/unit/)        nodes with CPUs in plain vectors, for the
+//                                    adapters' conformance tests
+//
+// Exact EASY semantics on nodes:
+//  - start_now / backfill: the job's usable nodes now, minus the nodes of
+//    every reservation of this cycle it could delay (CyclePlan::exclude), a
+//    start-now test, then the start. backfill() beyond the partition's own
+//    shadow also keeps off its own head's nodes (the paper's "extra" case).
+//  - reserve: the shadow time is the smallest planned end T such that the
+//    head fits once every running job with planned end <= T is gone, found
+//    by binary search over the running jobs' planned ends (each probe one
+//    backend question). The reserved nodes R prefer the nodes those jobs
+//    release over nodes free now, so "free now and not in R" is the paper's
+//    extra processors when nodes are identical.
+//
+// Backend requirements (Cluster):
+//   types     Nodes (a node set; movable, default-constructible as "none"),
+//             Partition, Candidate (one job's test in one partition; has a
+//             member `Nodes avail`: its usable nodes now)
+//   nodes     static bool any(const Nodes&); static bool test(const Nodes&, int);
+//             static void set(Nodes&, int); static Nodes copy(const Nodes&);
+//             static void and_not(Nodes&, const Nodes&); static void and_(Nodes&, const Nodes&);
+//             static int size(const Nodes&);  Nodes none() const (an empty set);
+//   cluster   Time now() const; const std::string& name(const Partition&) const;
+//             Nodes usable(const Partition&) const;
+//             void idle_cpus(std::vector<std::int64_t>*) const;  (per node index)
+//   job tests bool prepare(JobHandle, const Partition&, Candidate*);
+//             bool fits_now(JobHandle, Candidate&, const Nodes& on, Nodes* selected);
+//             std::vector<Run> runs_on(const Nodes& on) const;  (by planned end, id)
+//             void add_nodes_of(JobHandle running, Nodes* into) const;
+//             bool fits_after(JobHandle, Candidate&, const Nodes& on,
+//                             const std::vector<Run>&, Time t, Nodes* selected);
+//   starting  Started start(JobHandle, Candidate&, const Nodes& avail, const StartNote&);
+//             bool still_pending(JobHandle) const;
+//             void account_start(JobHandle started, std::vector<std::int64_t>* idle) const;
+//   cycle     bool may_continue(); void count_test();
+//             void publish(JobHandle head, const std::string& partition, Time shadow,
+//                          const Nodes& reserved);   (the planned start users see)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "easypp/prediction_book.h"
+#include "easypp/resource_api.h"
+#include "easypp/types.h"
+
+namespace easypp::plugin {
+
+/// A running job as reserve() walks them: its planned end and id.
+struct Run {
+  Time end;
+  JobHandle id;
+};
+
+/// Why a job is being started (for the backend's log line).
+struct StartNote {
+  bool backfilled = false;
+  bool beyond_shadow = false;  ///< backfilled into the "extra" room
+  Time prediction = 0;
+};
+
+/// What a start attempt did.
+struct Started {
+  enum Status { kStarted, kNoFit, kCompleting } status = kNoFit;
+  JobHandle as = 0;    ///< the job that started (an array's task, else the job)
+  Time start = 0;      ///< its start time (+ suspended time: 0)
+  bool more = false;   ///< an array's meta record with tasks left to try
+};
+
+/// A partition head's reservation in this cycle.
+template <class Nodes>
+struct Reservation {
+  std::string partition;
+  JobHandle job = 0;
+  Time shadow = kNever;
+  Nodes nodes;           ///< R: the nodes the head will use at the shadow time
+  bool guarded = false;  ///< the starvation guard protects this head
+};
+
+/// What one cycle's passes share: every partition's reservation, the idle
+/// CPUs per node (kept current as jobs start), and whether a start is
+/// waiting for completing nodes.
+template <class Nodes>
+struct CyclePlan {
+  std::deque<Reservation<Nodes>> reservations;  // stable addresses
+  std::vector<std::int64_t> idle;
+  bool retry_soon = false;
+};
+
+template <class Cluster>
+class NodeAdapter {
+ public:
+  using Nodes = typename Cluster::Nodes;
+  using Partition = typename Cluster::Partition;
+  using Candidate = typename Cluster::Candidate;
+
+  NodeAdapter(Cluster& cluster, CyclePlan<Nodes>& plan, PredictionBook& book, Partition part)
+      : c_(cluster), plan_(plan), book_(book), part_(std::move(part)), name_(c_.name(part_)) {
+    usable_ = c_.usable(part_);
+    recount();
+  }
+
+  // --- the resource interface (resource_api.h) -------------------------------------
+
+  bool start_now(JobHandle h, Time end_bound) { return test_and_start(h, end_bound, false, false); }
+
+  bool backfill(JobHandle h, Time end_bound) {
+    const bool beyond = res_ != nullptr && end_bound > res_->shadow;
+    return test_and_start(h, end_bound, beyond, true);
+  }
+
+  Time reserve(JobHandle h, Time /*duration*/, bool is_head) {
+    Nodes chosen;
+    const Time shadow = find_shadow(h, &chosen);
+    plan_.reservations.push_back(Reservation<Nodes>{});
+    Reservation<Nodes>& r = plan_.reservations.back();
+    r.partition = name_;
+    r.job = h;
+    r.shadow = shadow;
+    if (shadow < kNever) r.nodes = std::move(chosen);
+    res_ = &r;
+    recount();
+    if (is_head && shadow < kNever) c_.publish(h, name_, shadow, r.nodes);
+    return shadow;
+  }
+
+  bool can_start_more() const { return part_idle_ > 0; }
+  std::int64_t free_width() const { return part_idle_; }
+  bool room_beyond_shadow() const { return outside_idle_ > 0; }
+  bool may_continue() { return c_.may_continue(); }
+
+  // --- beyond the interface -----------------------------------------------------------
+
+  /// Start job h now if it fits, keeping off every reservation it could
+  /// delay (jobs in advanced reservations: never the head, never reserved).
+  bool try_start_now(JobHandle h) { return test_and_start(h, book_.end_bound(h, c_.now(), false), false, false); }
+
+  /// This partition's reservation, once made.
+  Reservation<Nodes>* reservation() const { return res_; }
+
+  /// Remove from `avail` the nodes of every reservation of this cycle that
+  /// job h could delay: those of another partition's head when h would still
+  /// hold them at its shadow time (by the one end bound, with that head's
+  /// guard), and, with include_own, this partition's head's nodes.
+  void exclude(Nodes& avail, JobHandle h, Time own_bound, bool include_own) const {
+    for (const Reservation<Nodes>& r : plan_.reservations) {
+      if (!Cluster::any(r.nodes)) continue;
+      const bool own = r.partition == name_;
+      const Time bound = own ? own_bound : book_.end_bound(h, c_.now(), r.guarded);
+      if (own ? include_own : bound > r.shadow) Cluster::and_not(avail, r.nodes);
+    }
+  }
+
+ private:
+  bool test_and_start(JobHandle h, Time end_bound, bool include_own, bool backfilled) {
+    c_.count_test();
+    const JobPlan* p = book_.find(h);
+    StartNote note{backfilled, backfilled && include_own, p ? p->prediction : 0};
+    bool any = false;
+    // An array's meta record starts task after task while they fit.
+    for (int task = 0; task < 1000; ++task) {
+      Candidate cand;
+      if (!c_.prepare(h, part_, &cand)) break;
+      exclude(cand.avail, h, end_bound, include_own);
+      const Started s = c_.start(h, cand, cand.avail, note);
+      if (s.status == Started::kCompleting) plan_.retry_soon = true;
+      if (s.status != Started::kStarted) break;
+      any = true;
+      book_.start_as(h, s.as, s.start);
+      c_.account_start(s.as, &plan_.idle);
+      recount();
+      if (!s.more) break;
+    }
+    return any && !c_.still_pending(h);
+  }
+
+  // The head's shadow time and its nodes R (see the file comment); kNever
+  // (and no nodes) if it cannot run in this partition even when everything
+  // running has ended.
+  Time find_shadow(JobHandle h, Nodes* chosen) {
+    Candidate cand;
+    if (!c_.prepare(h, part_, &cand)) return kNever;
+    // Other partitions' heads keep their nodes (highest priority first).
+    for (const Reservation<Nodes>& r : plan_.reservations)
+      if (r.partition != name_ && Cluster::any(r.nodes)) Cluster::and_not(cand.avail, r.nodes);
+    const Nodes& avail = cand.avail;
+    if (c_.fits_now(h, cand, avail, chosen)) return c_.now();  // e.g. on completing nodes
+    const std::vector<Run> runs = c_.runs_on(avail);
+    if (runs.empty() || !c_.fits_after(h, cand, avail, runs, runs.back().end, nullptr))
+      return kNever;
+    // The smallest index whose end releases enough.
+    std::size_t lo = 0, hi = runs.size() - 1;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (c_.fits_after(h, cand, avail, runs, runs[mid].end, nullptr)) hi = mid;
+      else lo = mid + 1;
+    }
+    const Time shadow = runs[lo].end;
+    choose_nodes(h, cand, runs, shadow, chosen);
+    return shadow;
+  }
+
+  // R: the nodes the jobs ending by the shadow release first, then as few
+  // other usable nodes as needed.
+  void choose_nodes(JobHandle h, Candidate& cand, const std::vector<Run>& runs, Time shadow,
+                    Nodes* chosen) {
+    const Nodes& avail = cand.avail;
+    Nodes released = c_.none();
+    for (const Run& run : runs) {
+      if (run.end > shadow) break;
+      c_.add_nodes_of(run.id, &released);
+    }
+    Cluster::and_(released, avail);
+    if (c_.fits_after(h, cand, released, runs, shadow, chosen)) return;
+    std::vector<int> others;
+    for (int i = 0, n = Cluster::size(avail); i < n; i++)
+      if (Cluster::test(avail, i) && !Cluster::test(released, i)) others.push_back(i);
+    auto with_others = [&](std::size_t k) {
+      Nodes cand_nodes = Cluster::copy(released);
+      for (std::size_t j = 0; j < k && j < others.size(); ++j) Cluster::set(cand_nodes, others[j]);
+      return cand_nodes;
+    };
+    // The smallest k such that the released nodes and the first k others
+    // suffice (k = all of them is the shadow probe itself).
+    std::size_t lo = 1, hi = others.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (c_.fits_after(h, cand, with_others(mid), runs, shadow, nullptr)) hi = mid;
+      else lo = mid + 1;
+    }
+    if (others.empty() || !c_.fits_after(h, cand, with_others(lo), runs, shadow, chosen))
+      c_.fits_after(h, cand, avail, runs, shadow, chosen);
+  }
+
+  // Idle CPUs of the partition's usable nodes, and of those outside R.
+  void recount() {
+    part_idle_ = 0;
+    outside_idle_ = 0;
+    if (!Cluster::any(usable_)) return;
+    const int n = std::min<int>(Cluster::size(usable_), int(plan_.idle.size()));
+    for (int i = 0; i < n; i++) {
+      if (!Cluster::test(usable_, i)) continue;
+      part_idle_ += plan_.idle[std::size_t(i)];
+      if (res_ == nullptr || !Cluster::any(res_->nodes) || !Cluster::test(res_->nodes, i))
+        outside_idle_ += plan_.idle[std::size_t(i)];
+    }
+  }
+
+  Cluster& c_;
+  CyclePlan<Nodes>& plan_;
+  PredictionBook& book_;
+  Partition part_;
+  std::string name_;
+  Nodes usable_;  ///< partition nodes that are up and not drained
+  std::int64_t part_idle_ = 0;
+  std::int64_t outside_idle_ = 0;  ///< idle CPUs of usable nodes outside R
+  Reservation<Nodes>* res_ = nullptr;
+};
+
+}  // namespace easypp::plugin
