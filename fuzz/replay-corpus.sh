@@ -5,7 +5,7 @@
 # sanitizer build, any sanitizer report fails the test.
 set -u
 corpus=${FUZZ_CORPUS:-$(dirname "$0")/corpus}
-targets=${FUZZ_TARGETS:-fuzz_swf fuzz_state fuzz_settings fuzz_ctl}
+targets=${FUZZ_TARGETS:-fuzz_swf fuzz_state fuzz_settings fuzz_ctl fuzz_accounting}
 fails=0
 for t in $targets; do
   dir=$corpus/${t#fuzz_}

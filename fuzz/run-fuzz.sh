@@ -13,7 +13,7 @@ set -u
 [ $# -ge 4 ] || { echo "usage: $0 BIN-DIR SRC-DIR WORK-DIR SECONDS [TARGET...]" >&2; exit 2; }
 bin=$1 src=$2 work=$3 seconds=$4
 shift 4
-targets=${*:-fuzz_swf fuzz_state fuzz_settings fuzz_ctl}
+targets=${*:-fuzz_swf fuzz_state fuzz_settings fuzz_ctl fuzz_accounting}
 case $seconds in ''|*[!0-9]*) echo "$0: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;; esac
 timeout=${FUZZ_TIMEOUT:-25}
 rss=${FUZZ_RSS_MB:-2048}
