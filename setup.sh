@@ -8,7 +8,11 @@
 #                     unit tests, CLI tests, the real-Slurm integration tests
 #                     on Slurm 22.05 (this machine) and on Slurm 24.11 (in a
 #                     Debian 13 root that this script makes and caches; the
-#                     integration suite only)
+#                     integration suite only), then the unit and CLI suites
+#                     under ASan+UBSan (make check-sanitize) and each fuzz
+#                     target for 60 s (make fuzz)
+#   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
+#                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build [--slurm 22.05|24.11]
 #                     only install and build, with the plugin for that Slurm
@@ -50,7 +54,7 @@ if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
 ROOT_HOST_PACKAGES="debootstrap git"
 
 usage() {
-  echo "usage: $0 demo|test|deps|build [--slurm 22.05|24.11]" >&2
+  echo "usage: $0 demo|test|fuzz|deps|build [--slurm 22.05|24.11]" >&2
   exit 2
 }
 
@@ -84,6 +88,11 @@ suite=$(suite_of "$slurm") || {
   exit 2
 }
 
+# Only for the fuzz targets (make fuzz; ./setup.sh fuzz and test): clang with
+# libFuzzer and its sanitizer runtimes (a Recommends, so named), and
+# llvm-symbolizer for readable reports.
+FUZZ_PACKAGES="clang libclang-rt-14-dev llvm-14"
+
 missing_packages() {
   for p in "$@"; do
     dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || echo "$p"
@@ -106,15 +115,16 @@ install_packages() {
   apt-get install -y -q --no-install-recommends $need
 }
 
+# deps [EXTRA-PACKAGES]: install what is missing of PACKAGES and the extra ones.
 deps() {
   # shellcheck disable=SC2086
-  install_packages $PACKAGES
+  install_packages $PACKAGES ${1:-}
 }
 
 # build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and
 # make, for this machine's Slurm, in the repository.
 build() {
-  deps
+  deps "${EXTRA_PACKAGES:-}"
   ./contrib/fetch-slurm-source.sh
   [ -x configure ] || ./autogen.sh
   want="--enable-plugin $*"
@@ -214,8 +224,19 @@ root_integration() {
   exit $rc
 }
 
+# step NAME COMMAND...: run a step, say how long it took (CI logs show where
+# the time goes).
+step() {
+  name=$1; shift
+  t0=$(date +%s)
+  st=0
+  "$@" || st=$?
+  echo "setup: $name took $(( $(date +%s) - t0 ))s (exit $st)"
+  return $st
+}
+
 case $what in
-  deps) deps ;;
+  deps) deps "$FUZZ_PACKAGES" ;;
   build)
     if [ "$slurm" = "$native" ]; then build; else build_in_root; fi
     so=$(plugin_path)
@@ -226,6 +247,9 @@ case $what in
     echo
     echo "== Replaying the built-in synthetic workload (easypp-gen defaults) =="
     exec ./tools/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
+  fuzz)
+    EXTRA_PACKAGES=$FUZZ_PACKAGES build
+    exec make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" ;;
   test)
     # The tests run a plugin whose planning-value check aborts instead of
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
@@ -233,13 +257,22 @@ case $what in
     # release: the integration suite, in a root of its Debian release.
     failed=""
     t0=$(date +%s)
-    build --enable-debug-checks
+    EXTRA_PACKAGES=$FUZZ_PACKAGES build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
-      for f in tests/test-suite.log contrib/test-suite.log; do [ -f "$f" ] && cat "$f"; done
+      for f in tests/test-suite.log contrib/test-suite.log fuzz/test-suite.log; do
+        [ -f "$f" ] && cat "$f"
+      done
       failed="Slurm $native (logs: tests/*.log, tests/*/*.log)"
     fi
     echo "setup: Slurm $native: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
+    # The unit, CLI, contrib and fuzz-corpus suites again under ASan and
+    # UBSan (build-sanitize/, with the plugin in a real slurmctld), then each
+    # fuzz target for 60 s (build-fuzz/). Both print what failed.
+    step "make check-sanitize" make check-sanitize -j"$(nproc)" ||
+      failed="$failed${failed:+, }make check-sanitize"
+    step "make fuzz" make fuzz FUZZ_SECONDS=60 -j"$(nproc)" ||
+      failed="$failed${failed:+, }make fuzz"
     for slurm in $SUPPORTED; do
       [ "$slurm" = "$native" ] && continue
       suite=$(suite_of "$slurm")

@@ -34,6 +34,7 @@
 #include "easypp/prediction_book.h"
 #include "plugin_config.h"
 #include "plugin_state.h"
+#include "text_escape.h"
 
 #ifndef EASYPP_VERSION
 #define EASYPP_VERSION "unknown"
@@ -42,6 +43,7 @@
 using easypp::Predictor;
 using easypp::Time;
 using easypp::UserId;
+using easypp::plugin::printable;
 namespace ps = easypp::plugin;
 
 namespace {
@@ -99,7 +101,7 @@ struct Exit {
 
 [[noreturn]] void die(int status, const std::string& msg) {
   std::fflush(stdout);
-  std::fprintf(stderr, "easypp-ctl: %s\n", msg.c_str());
+  std::fprintf(stderr, "easypp-ctl: %s\n", printable(msg).c_str());
   throw Exit{status};
 }
 [[noreturn]] void usage(const std::string& msg) {
@@ -159,7 +161,10 @@ std::string user_name(UserId uid, const std::string& known = "") {
 class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void add(std::vector<std::string> row) {
+    for (std::string& cell : row) cell = printable(cell);  // names come from files
+    rows_.push_back(std::move(row));
+  }
   void print() const {
     std::vector<std::size_t> w;
     for (const auto& r : rows_)
@@ -467,7 +472,8 @@ ps::Status read_status_or_die(const std::string& path) {
   return s;
 }
 
-void print_text(const std::string& json) { std::printf("%s\n", json.c_str()); }
+// jansson escapes C0 controls but prints DEL and C1 controls raw.
+void print_text(const std::string& json) { std::printf("%s\n", easypp::plugin::json_printable(json).c_str()); }
 
 // The plugin's settings as the status file carries them, through the
 // plugin's own table (plugin_config.h); keys this easypp-ctl does not know
@@ -510,7 +516,8 @@ int cmd_status(const Options& o, const std::string& dir) {
   }
   std::vector<std::string> notes;
   const ps::PluginConfig cfg = plugin_settings(&s, &notes);
-  for (const std::string& n : notes) std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
+  for (const std::string& n : notes)
+    std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
   const Time interval = cfg.interval;
   const Time now = Time(std::time(nullptr));
   const Time age = now - s.written;
@@ -523,14 +530,14 @@ int cmd_status(const Options& o, const std::string& dir) {
   for (const auto& r : s.history)
     if (r.estimate_key < 0) ++users, entries += r.entries.size();
 
-  std::printf("sched/easypp status (%s)\n", path.c_str());
+  std::printf("sched/easypp status (%s)\n", printable(path).c_str());
   std::printf("  written        %s (%s)%s\n", date(s.written).c_str(),
               age >= 0 ? (duration(age) + " ago").c_str() : "in the future",
               stale ? "  STALE" : "");
-  std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : s.version.c_str(),
-              s.slurm_version.empty() ? "?" : s.slurm_version.c_str());
+  std::printf("  version        easypp %s, Slurm %s\n", s.version.empty() ? "?" : printable(s.version).c_str(),
+              s.slurm_version.empty() ? "?" : printable(s.slurm_version).c_str());
   std::printf("  settings       %s\n", cfg.describe().c_str());
-  std::printf("  state file     %s\n", s.state_file.empty() ? "-" : s.state_file.c_str());
+  std::printf("  state file     %s\n", s.state_file.empty() ? "-" : printable(s.state_file).c_str());
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
   std::printf("  jobs           %zu pending, %zu running", pending, running);
   if (suspended) std::printf(", %zu suspended", suspended);
@@ -542,7 +549,7 @@ int cmd_status(const Options& o, const std::string& dir) {
     std::printf("  (none yet)\n");
   } else {
     std::printf("  started        %s, took %s, trigger %s%s\n", date(c.time).c_str(),
-                seconds_text(c.seconds).c_str(), c.trigger.empty() ? "-" : c.trigger.c_str(),
+                seconds_text(c.seconds).c_str(), c.trigger.empty() ? "-" : printable(c.trigger).c_str(),
                 c.interrupted ? ", interrupted" : "");
     std::printf("  partitions     %u\n", c.partitions);
     std::printf("  queue          %u pending, %u running\n", c.pending, c.running);
@@ -648,7 +655,7 @@ class UsersCommand {
       return 0;
     }
     for (const std::string& n : notes_)
-      std::fprintf(stderr, "easypp-ctl: warning: %s\n", n.c_str());
+      std::fprintf(stderr, "easypp-ctl: warning: %s\n", printable(n).c_str());
     print_header();
     return only ? show_user(*only) : list_users();
   }
@@ -684,7 +691,7 @@ class UsersCommand {
   }
 
   void print_header() const {
-    std::printf("History from %s\n", source_.c_str());
+    std::printf("History from %s\n", printable(source_).c_str());
     const easypp::PredictorConfig& p = cfg_.predictor;
     if (cfg_.plan == easypp::PlanWith::Prediction && p.kind == easypp::PredictorKind::History)
       std::printf("Predictor: window=%d metric=%s history_type=%s fullness=%s fallback=%s\n\n",
@@ -748,7 +755,7 @@ class UsersCommand {
   }
 
   int show_user(UserId uid) const {
-    std::printf("User %s (uid %lld)\n", name_of(uid).c_str(), (long long)uid);
+    std::printf("User %s (uid %lld)\n", printable(name_of(uid)).c_str(), (long long)uid);
     const Predictor::Ring* user_ring = nullptr;
     std::vector<const Predictor::Ring*> extended;
     for (const auto& r : rings_) {
@@ -827,7 +834,7 @@ int cmd_state(const Options& o, const std::string& dir) {
     (r.estimate_key < 0 ? users : extended) += 1;
     entries += r.entries.size();
   }
-  std::printf("%s: valid (format_version %d)\n", path.c_str(), ps::SavedState::kFormatVersion);
+  std::printf("%s: valid (format_version %d)\n", printable(path).c_str(), ps::SavedState::kFormatVersion);
   std::printf("  written          %s\n", date(written).c_str());
   std::printf("  users            %zu (%zu extended rings), %zu runtimes\n", users, extended,
               entries);
@@ -839,6 +846,9 @@ int cmd_state(const Options& o, const std::string& dir) {
 
 }  // namespace
 
+// fuzz/fuzz_ctl.cc includes this file with EASYPP_CTL_NO_MAIN to drive the
+// commands above on its inputs.
+#ifndef EASYPP_CTL_NO_MAIN
 int main(int argc, char** argv) {
   try {
     const Options o = parse_args(argc, argv);
@@ -856,3 +866,4 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+#endif

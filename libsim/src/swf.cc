@@ -40,6 +40,10 @@ constexpr std::size_t kMaxLineBytes = 16u * 1024 * 1024;
 /// Submit times (field 2) beyond this (about 34,800 years) are absurd and
 /// would overflow the simulator's clock arithmetic.
 constexpr std::int64_t kMaxSubmit = std::int64_t{1} << 40;
+/// The largest value of a fractional field (7 memory, 10 requested memory),
+/// as for a number written with a fraction (parse_number): a double beyond it
+/// (INT64_MAX becomes 2^63) would be written back as a number that overflows.
+constexpr std::int64_t kMaxReal = 9200000000000000000;
 
 const char* const kFieldNames[19] = {
     "line",             "job number",        "submit time",     "wait time",
@@ -190,8 +194,6 @@ NumKind parse_number(const char*& p, const char* e, Num& out) {
   return NumKind::Frac;
 }
 
-inline bool fractional_field(int f) { return f == 6 || f == 7 || f == 10; }
-
 /// "; Key: value" -> key, value. The key is one word (letters, digits, '_',
 /// '-', '.'), the colon is followed by whitespace or the end of the line, so
 /// "; http://..." and "; job<=14 (...)" are plain comments.
@@ -213,6 +215,34 @@ bool parse_header_line(const char* p, const char* e, std::string& key, std::stri
   return true;
 }
 
+/// The header keys easypp reads as integers (the Header accessors).
+bool integer_key(std::string_view key) {
+  for (const char* k : {"MaxProcs", "MaxNodes", "MaxRuntime", "MaxJobs", "UnixStartTime"})
+    if (iequals(key, k)) return true;
+  return false;
+}
+
+enum class HeaderInt { Int, NoValue, NotInt };
+
+/// A header value read as an integer: an optional sign and digits, then the
+/// end or whitespace and a comment ("1664 (72, 1368, 224)"). A value without
+/// any digit ("N/A", "-", empty) is NoValue; anything else with a digit in it
+/// ("1e3", "12.5", "128s", an overflow) is NotInt, never a leading part of it.
+HeaderInt header_int(std::string_view v, std::int64_t* out) {
+  const char* p = v.data();
+  const char* e = p + v.size();
+  while (p < e && is_ws(*p)) ++p;
+  const char* num = p;
+  if (p < e && *p == '+') ++p;  // from_chars takes '-' but not '+'
+  std::int64_t x = 0;
+  const auto r = std::from_chars(p, e, x);
+  if (r.ec == std::errc() && (r.ptr == e || is_ws(*r.ptr)) && !(num < p && *p == '-')) {
+    *out = x;
+    return HeaderInt::Int;
+  }
+  return std::any_of(v.begin(), v.end(), is_digit) ? HeaderInt::NotInt : HeaderInt::NoValue;
+}
+
 }  // namespace
 
 const char* field_name(int field) {
@@ -230,14 +260,8 @@ std::optional<std::string> Header::get(std::string_view key) const {
 
 std::optional<std::int64_t> Header::get_int(std::string_view key) const {
   auto v = get(key);
-  if (!v) return std::nullopt;
-  const char* p = v->data();
-  const char* e = p + v->size();
-  while (p < e && is_ws(*p)) ++p;
-  if (p < e && *p == '+') ++p;  // from_chars takes '-' but not '+'
   std::int64_t out = 0;
-  auto r = std::from_chars(p, e, out);
-  if (r.ec != std::errc()) return std::nullopt;
+  if (!v || header_int(*v, &out) != HeaderInt::Int) return std::nullopt;
   return out;
 }
 
@@ -290,6 +314,8 @@ struct Reader::Impl {
   std::string range_message(int field, double value) const;
   void fill();
   bool process(const char* b, const char* e, Record& rec);
+  void check_header(const std::string& key, const std::string& value);
+  void made_unknown(int field, const std::string& what);
   void note(std::uint64_t line, int field, std::string msg);
   void malformed(std::uint64_t& counter, std::uint64_t line, int field, std::string msg);
   [[noreturn]] void fail(std::uint64_t line, std::string msg) {
@@ -475,6 +501,7 @@ void Reader::Impl::set_limits() {
   }
   lo[10] = std::numeric_limits<std::int64_t>::min();
   hi[1] = kMaxSubmit;
+  for (int f : {7, 10}) hi[f - 1] = kMaxReal;
   for (int f : {3, 4, 6, 9, 18}) hi[f - 1] = opt.max_seconds;
   for (int f : {5, 8}) hi[f - 1] = opt.max_procs;
 }
@@ -486,8 +513,41 @@ std::string Reader::Impl::range_message(int f, double d) const {
     return num_str(d) + " processors is more than the limit of " + std::to_string(opt.max_procs) +
            " (ReaderOptions::max_procs)";
   if (f == 2) return num_str(d) + " s is an absurd submit time (more than 2^40 s)";
+  if (f == 7 || f == 10) return num_str(d) + " is more than the largest value kept (9.2e18)";
   return num_str(d) + " s is longer than the limit of " + std::to_string(opt.max_seconds) +
          " s (ReaderOptions::max_seconds)";
+}
+
+/// An unusable value in an optional field became -1: counted, and described
+/// at its first occurrence in that field.
+void Reader::Impl::made_unknown(int field, const std::string& what) {
+  ++stats.made_unknown;
+  if (unknown_noted[field]) return;
+  unknown_noted[field] = true;
+  note(line_no, field,
+       what + "; taken as unknown (-1), the job is kept (later such values in this field are only "
+              "counted)");
+}
+
+/// A header line before the first record: a value read as an integer must be
+/// one (a refusal, not a guess: "1e3" is not 1); one without any digit is
+/// "not given" and said so.
+void Reader::Impl::check_header(const std::string& key, const std::string& value) {
+  if (!integer_key(key)) return;
+  std::int64_t v = 0;
+  const char* b = value.data();
+  const char* e = b + value.size();
+  switch (header_int(value, &v)) {
+    case HeaderInt::Int:
+      return;
+    case HeaderInt::NoValue:
+      note(line_no, 0, "header " + key + ": " + quote(b, e) + " has no number: taken as not given");
+      return;
+    case HeaderInt::NotInt:
+      fail(line_no, "header " + key + ": " + quote(b, e) +
+                        " is not an integer (an integer, optionally followed by a space and a "
+                        "comment, is expected); correct or remove this line");
+  }
 }
 
 /// One line [b, e) without its '\n' (which must be at *e). Returns true if
@@ -502,10 +562,19 @@ bool Reader::Impl::process(const char* b, const char* e, Record& rec) {
     ++stats.comments;
     if (!seen_record) {
       std::string key, value;
-      if (parse_header_line(p + 1, e, key, value)) header.entries.emplace_back(std::move(key), std::move(value));
+      if (parse_header_line(p + 1, e, key, value)) {
+        check_header(key, value);
+        header.entries.emplace_back(std::move(key), std::move(value));
+      }
     }
     return false;
   }
+
+  // The fields the simulation does not need to place a job (3 wait, 6 CPU
+  // time, 7 memory, 9 requested time, 10 requested memory, 18 think time):
+  // an unusable number there becomes -1 instead of losing the job.
+  constexpr std::uint32_t kOptionalFields =
+      (1u << 2) | (1u << 5) | (1u << 6) | (1u << 8) | (1u << 9) | (1u << 17);
 
   // One pass over the fields. iv holds integers (rounded for fractions),
   // dv the value of each fractional field (bit i of frac set).
@@ -517,6 +586,12 @@ bool Reader::Impl::process(const char* b, const char* e, Record& rec) {
   NumKind bad_kind = NumKind::Int;
   const char* bad_b = nullptr;
   const char* bad_e = nullptr;
+  // Optional fields holding a number that overflows or is not finite (only
+  // set on the slow path).
+  std::uint32_t unusable = 0;
+  const char* unusable_b[18];
+  const char* unusable_e[18];
+  NumKind unusable_kind[18];
   // *e is '\n' (the caller guarantees it), which is neither whitespace nor
   // a digit, so the two hot loops need no bounds check.
   for (;;) {
@@ -548,6 +623,14 @@ bool Reader::Impl::process(const char* b, const char* e, Record& rec) {
       iv[n] = static_cast<std::int64_t>(std::llround(num.d));
       dv[n] = num.d;
       frac |= 1u << n;
+    } else if (k != NumKind::NotNumber && (kOptionalFields & (1u << n))) {
+      // A number, but unusable, in a field the job does not need: -1
+      // (counted below if the line is kept).
+      iv[n] = -1;
+      unusable |= 1u << n;
+      unusable_b[n] = t;
+      unusable_e[n] = p;
+      unusable_kind[n] = k;
     } else if (bad_field == 0) {
       bad_field = n + 1;
       bad_kind = k;
@@ -578,25 +661,27 @@ bool Reader::Impl::process(const char* b, const char* e, Record& rec) {
     return false;
   }
 
+  // Unusable numbers in optional fields (a kept line): counted, described
+  // once per field.
+  for (int i = 0; unusable && i < 18; ++i) {
+    if (!(unusable & (1u << i))) continue;
+    made_unknown(i + 1, quote(unusable_b[i], unusable_e[i]) +
+                            (unusable_kind[i] == NumKind::Overflow ? " is out of range (overflow)"
+                                                                   : " is not a finite number"));
+  }
+
   // Range checks, on the values as written. In fields the simulation does
   // not need to place the job, an absurd value becomes -1 (unknown) rather
   // than losing the job: real logs write "unlimited" as 2147483647 s.
-  constexpr std::uint32_t kOptionalFields =
-      (1u << 2) | (1u << 5) | (1u << 6) | (1u << 8) | (1u << 9) | (1u << 17);
   for (int i = 0; i < 18; ++i) {
+    if (unusable & (1u << i)) continue;
     const bool is_frac = frac & (1u << i);
     const double d = is_frac ? dv[i] : static_cast<double>(iv[i]);
     const bool bad = is_frac ? ((d < 0 && i != 10) || d > static_cast<double>(hi[i]))
                              : (iv[i] < lo[i] || iv[i] > hi[i]);
     if (!bad) continue;
     if (kOptionalFields & (1u << i)) {
-      ++stats.made_unknown;
-      if (!unknown_noted[i + 1]) {
-        unknown_noted[i + 1] = true;
-        note(line_no, i + 1,
-             range_message(i + 1, d) + "; taken as unknown (-1), the job is kept (later such values "
-             "in this field are only counted)");
-      }
+      made_unknown(i + 1, range_message(i + 1, d));
       iv[i] = -1;
       dv[i] = -1;
       continue;

@@ -217,6 +217,71 @@ wait
 [ $wrong = 0 ] && pass "jobs --json --user while the file is replaced: only alice's jobs ($runs runs)" \
   || fail "jobs --json --user while the file is replaced: another user's jobs in $wrong of $runs runs"
 
+# --- untrusted strings are escaped in text output --------------------------------------
+# tests/data/ctl/escape: a status whose user and partition names, versions,
+# settings, state file and trigger hold terminal control sequences (ESC, BEL,
+# CR LF, DEL, the C1 CSI U+009B). Text output shows each such byte as \xNN;
+# nothing but newlines reaches the terminal raw. --json escapes them as \uNNNN
+# (jansson does C0, easypp-ctl DEL and C1) and keeps other UTF-8.
+ESC_DIR="$DATA/escape"
+# no_controls NAME FILE [DEL]: no byte below 0x20 but newline, no C1 control
+# (UTF-8 c2 80..9f), and no DEL unless the third argument says DEL is fine.
+no_controls() {
+  if python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+bad = [c for c in b if (c < 32 and c != 10) or (c == 127 and len(sys.argv) < 3)]
+bad += [i for i in range(len(b) - 1) if b[i] == 0xc2 and 0x80 <= b[i + 1] <= 0x9f]
+sys.exit(1 if bad else 0)" "$2" ${3:+"$3"}
+  then pass "$1"; else fail "$1: $(od -c "$2" | head -20)"; fi
+}
+for cmd in status jobs users "users 5001"; do
+  # shellcheck disable=SC2086
+  run "$CTL" --dir "$ESC_DIR" $cmd
+  if [ "$st" = 0 ]; then pass "escape fixture: $cmd exits 0"; else fail "escape fixture: $cmd (exit $st): $(head -c 300 "$T/err")"; fi
+  no_controls "escape fixture: $cmd stdout has no control characters" "$T/out"
+  no_controls "escape fixture: $cmd stderr has no control characters" "$T/err"
+done
+# fixed FILE STRING: the exact text (no pattern) is in FILE.
+fixed() {
+  if grep -Fq -- "$3" "$2"; then pass "$1"; else fail "$1: no '$3'"; fi
+}
+run "$CTL" --dir "$ESC_DIR" status
+fixed "escape: versions, ESC and C1 CSI" "$T/out" '  version        easypp 0.1.0\x1b[2J, Slurm 22.05.8\xc2\x9b6n'
+fixed "escape: a settings value in a warning" "$T/err" "easypp-ctl: warning: settings: invalid easypp_window='\x1b[31m2' (want 1..30), using 2"
+fixed "escape: a settings key in a warning" "$T/err" "easypp-ctl: warning: settings: unknown SchedulerParameters key 'easypp_\x1b[1mcolour', ignored"
+fixed "escape: CR LF cannot forge a line" "$T/out" '  state file     /var/spool/slurmctld/easypp_state.json\x0d\x0aforged line'
+fixed "escape: trigger, BEL and DEL" "$T/out" ', trigger interval\x07\x7f'
+run "$CTL" --dir "$ESC_DIR" jobs
+fixed "escape: user and partition names" "$T/out" '101        mallory\x1b]0;owned\x07  batch\x1b[8m  RUNNING '
+fixed "escape: array id and state; UTF-8 and backslashes kept" "$T/out" '102_\x1bc  café\x1b'
+fixed "escape: state" "$T/out" ' PENDING\x01 '
+run "$CTL" --dir "$ESC_DIR" users
+fixed "escape: users: warnings quoting the settings" "$T/err" "easypp-ctl: warning: settings: invalid easypp_window='\x1b[31m2'"
+fixed "escape: users table" "$T/out" 'mallory\x1b]0;owned\x07  5001 '
+run "$CTL" --dir "$ESC_DIR" users 5001
+fixed "escape: users USER header" "$T/out" 'User mallory\x1b]0;owned\x07 (uid 5001)'
+run "$CTL" --dir "$ESC_DIR" jobs --user "$(printf 'mallory\033]0;owned\007')"
+if [ "$st" = 0 ] && [ "$(wc -l <"$T/out")" = 2 ]; then pass "escape: --user matches the raw name"; else fail "escape: --user raw name (exit $st)"; fi
+printf '{"format_version": 1, "written": \033[2J\033]0;x\007}' >"$T/esc_state.json"
+one_line_error "escape: an error quoting the file's bytes" 1 "$CTL" state --file "$T/esc_state.json"
+no_controls "escape: error message has no control characters" "$T/err"
+fixed "escape: error message shows the bytes escaped" "$T/err" '\x1b'
+for cmd in "status" "jobs" "users"; do
+  # shellcheck disable=SC2086
+  run "$CTL" --dir "$ESC_DIR" --json $cmd
+  no_controls "escape: $cmd --json has no control characters" "$T/out"
+done
+run "$CTL" --dir "$ESC_DIR" --json jobs
+json_check "escape: --json keeps the exact strings" "$T/out" \
+  "d[0]['user_name'] == 'mallory\x1b]0;owned\x07' and d[1]['user_name'] == 'caf\u00e9\\\\x1b' and d[1]['array'] == '102_\x1bc' and d[0]['partition'] == 'batch\x1b[8m'"
+run "$CTL" --dir "$ESC_DIR" --json
+json_check "escape: --json keeps DEL and C1 (escaped)" "$T/out" \
+  "d['slurm_version'] == '22.05.8\x9b6n' and d['last_cycle']['trigger'] == 'interval\x07\x7f'"
+fixed "escape: --json writes C1 as \\u009b" "$T/out" '22.05.8\u009b6n'
+run "$CTL" --dir "$ESC_DIR" --json jobs
+fixed "escape: --json keeps readable UTF-8" "$T/out" "$(printf 'caf\303\251')"
+
 # --- StateSaveLocation from scontrol ------------------------------------------------------
 mkdir "$T/bin"
 cat >"$T/bin/scontrol" <<EOF

@@ -135,6 +135,10 @@ expect_status "unsorted accepted with --unsorted sort" 0 "$SIM" -w "$DATA/cli_un
 printf 'garbage\0\001\002\n\377\376 not swf at all\n' >"$T/garbage.swf"
 "$SIM" -w "$T/garbage.swf" --procs 4 >/dev/null 2>"$T/err"; st=$?
 if [ $st = 2 ] && grep -q "garbage.swf" "$T/err"; then pass "garbage file: status 2, named"; else fail "garbage file (exit $st)"; fi
+{ echo "; MaxProcs: 1e3"; grep -v MaxProcs "$DATA/cli_small.swf"; } >"$T/hdr.swf"
+usage_error "header value not an integer: status 2, one line" "$SIM" -w "$T/hdr.swf"
+if grep -q "hdr.swf:1: header MaxProcs: '1e3' is not an integer" "$T/err"; then pass "header refusal names file, line and key"
+else fail "header refusal names file, line and key: $(cat "$T/err")"; fi
 head -c 2000 /dev/urandom | gzip -c | head -c 1500 >"$T/trunc.swf.gz"
 "$SIM" -w "$T/trunc.swf.gz" --procs 4 >/dev/null 2>"$T/err"; st=$?
 if [ $st = 2 ]; then pass "truncated gzip: status 2"; else fail "truncated gzip (exit $st)"; fi

@@ -26,6 +26,9 @@ Environment:
                           (default: <repo>/plugin)
   EASYPP_SLURM_PLUGINDIR  Slurm's own plugin directory (default: detected)
   EASYPP_KEEP_CLUSTER_DIR keep the temporary directory after stop (debugging)
+  EASYPP_CTLD_PRELOAD     LD_PRELOAD for slurmctld only, e.g. libasan.so.8 to
+                          load a plugin built with -fsanitize=address (make
+                          check-plugin-asan)
 """
 
 import atexit
@@ -596,11 +599,14 @@ class Cluster:
         log("cluster up in %.1fs: %d nodes x %d CPUs, %s, dir %s" % (
             self.start_seconds, self.nodes, self.cpus, self.scheduler, self.dir))
 
-    def _spawn(self, argv, logname):
+    def _spawn(self, argv, logname, preload=None):
         out = open(self.path(logname), "ab")
+        env = self.daemon_env()
+        if preload:
+            env["LD_PRELOAD"] = preload
         try:
             return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, env=self.daemon_env(),
+                                    stderr=subprocess.STDOUT, env=env,
                                     start_new_session=True, cwd=self.dir)
         finally:
             out.close()
@@ -609,7 +615,8 @@ class Cluster:
         argv = [SLURMCTLD, "-D", "-f", self.conf_path]
         if clear:
             argv.append("-c")
-        self.ctld = self._spawn(argv, "slurmctld.stdout")
+        self.ctld = self._spawn(argv, "slurmctld.stdout",
+                                preload=os.environ.get("EASYPP_CTLD_PRELOAD"))
         self._wait_ctld_up()
 
     def _wait_ctld_up(self, timeout=30):

@@ -89,6 +89,9 @@ class SwfTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testHeaderGetInt);
   CPPUNIT_TEST(testRecordValues);
   CPPUNIT_TEST(testMalformedFixture);
+  CPPUNIT_TEST(testOptionalFieldOverflowKept);
+  CPPUNIT_TEST(testHeaderValueNotAnInteger);
+  CPPUNIT_TEST(testHugeMemoryRoundTrips);
   CPPUNIT_TEST(testNumberForms);
   CPPUNIT_TEST(testRandomLines);
   CPPUNIT_TEST(testFractionalRounding);
@@ -219,6 +222,13 @@ class SwfTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!h.get_int("D"));  // overflow
     CPPUNIT_ASSERT(!h.get_int("E"));
     CPPUNIT_ASSERT_EQUAL(std::string("  42"), *h.get("A"));
+    // Only an integer, then the end or a space: "1e3" is not 1.
+    Header g;
+    g.entries = {{"MaxProcs", "1e3"}, {"MaxNodes", "12.5"}, {"MaxJobs", "7\t(seven)"}, {"MaxRuntime", "N/A"}};
+    CPPUNIT_ASSERT(!g.max_procs());
+    CPPUNIT_ASSERT(!g.max_nodes());
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{7}, *g.max_jobs());
+    CPPUNIT_ASSERT(!g.max_runtime());
   }
 
   void testRecordValues() {
@@ -247,47 +257,199 @@ class SwfTest : public CppUnit::TestFixture {
     ReadAll r = read_all(TEST_DATA_DIR "/swf_malformed.swf");
     const std::string f = TEST_DATA_DIR "/swf_malformed.swf";
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{18}, r.stats.lines);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{4}, r.stats.records);
-    CPPUNIT_ASSERT_EQUAL(std::size_t{4}, r.records.size());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{7}, r.stats.records);
+    CPPUNIT_ASSERT_EQUAL(std::size_t{7}, r.records.size());
     CPPUNIT_ASSERT_EQUAL(std::int64_t{1}, r.records[0].job);
     // Job 7's wait time (-10) is absurd, but the job does not need it: it is
     // kept with the wait unknown.
     CPPUNIT_ASSERT_EQUAL(std::int64_t{7}, r.records[1].job);
     CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[1].wait);
     CPPUNIT_ASSERT_EQUAL(std::int64_t{100}, r.records[1].run);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{14}, r.records[2].job);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{16}, r.records[3].job);
-    CPPUNIT_ASSERT_EQUAL(std::int64_t{-4}, r.records[3].status);  // status is a free code
+    // So are jobs 10, 11 and 13, whose unusable number (nan, -inf, an
+    // overflow) is in an optional field (CPU time, memory, requested memory).
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{10}, r.records[2].job);
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[2].avg_cpu);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{11}, r.records[3].job);
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[3].used_mem);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{13}, r.records[4].job);
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[4].req_mem);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{14}, r.records[5].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{16}, r.records[6].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-4}, r.records[6].status);  // status is a free code
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.wrong_field_count);
     CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.non_numeric);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{6}, r.stats.absurd);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{1}, r.stats.made_unknown);
-    CPPUNIT_ASSERT_EQUAL(std::uint64_t{12}, r.stats.skipped());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.absurd);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{4}, r.stats.made_unknown);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{9}, r.stats.skipped());
     CPPUNIT_ASSERT_EQUAL(std::size_t{13}, r.diags.size());
     struct Want {
       std::uint64_t line;
       int field;
       const char* text;
+      bool kept;
     };
     const Want want[] = {
-        {4, 0, "17 fields, expected 18"},   {5, 0, "19 fields, expected 18"},
-        {6, 4, "'abc' is not a number"},    {7, 18, "'12x' is not a number"},
-        {8, 9, "'1.2.3' is not a number"},  {9, 3, "negative value -10"},
-        {10, 4, "999999999 s is longer"},   {11, 5, "2000000000 processors"},
-        {12, 6, "'nan' is not a finite"},   {13, 7, "'-inf' is not a finite"},
-        {14, 12, "overflow"},               {15, 10, "overflow"},
-        {17, 0, "6 fields, expected 18"},
+        {4, 0, "17 fields, expected 18", false},   {5, 0, "19 fields, expected 18", false},
+        {6, 4, "'abc' is not a number", false},    {7, 18, "'12x' is not a number", false},
+        {8, 9, "'1.2.3' is not a number", false},  {9, 3, "negative value -10", true},
+        {10, 4, "999999999 s is longer", false},   {11, 5, "2000000000 processors", false},
+        {12, 6, "'nan' is not a finite", true},    {13, 7, "'-inf' is not a finite", true},
+        {14, 12, "overflow", false},               {15, 10, "'1e999' is out of range (overflow)", true},
+        {17, 0, "6 fields, expected 18", false},
     };
     for (const Want& w : want) {
       const Diagnostic& d = diag_for(r, w.line);
       CPPUNIT_ASSERT_EQUAL(f, d.file);
       CPPUNIT_ASSERT_EQUAL(w.field, d.field);
       CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, w.text));
-      CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, w.line == 9 ? "taken as unknown" : "skipped"));
+      CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, w.kept ? "taken as unknown (-1), the job is kept" : "line skipped"));
       std::string prefix = f + ":" + std::to_string(w.line) + ": ";
       if (w.field) prefix += "field " + std::to_string(w.field) + " (" + field_name(w.field) + "): ";
       CPPUNIT_ASSERT_MESSAGE(d.format(), d.format().rfind(prefix, 0) == 0);
     }
+  }
+
+  void testOptionalFieldOverflowKept() {
+    // The per-field rule: a number no real system produces (overflowing,
+    // infinite, NaN, negative other than -1, beyond the limits) becomes -1 in
+    // an optional field (3 wait, 6 CPU time, 7 memory, 9 requested time,
+    // 10 requested memory, 18 think time), counted, and the job is kept; in a
+    // required field it skips the line. Text that is not a number skips the
+    // line whatever the field.
+    const std::string big = "99999999999999999999";  // > 2^63
+    std::string s =
+        "1 0 " + big + " 100 4 1e400 -" + big + " 4 " + big + " " + big + " 1 1 1 -1 -1 -1 -1 " + big + "\n" +
+        "2 10 0 100 4 -1 -1 4 " + big + ".5 -1 1 1 1 -1 -1 -1 -1 -1\n" +  // fractional overflow
+        "3 20 0 100 4 -1 -1 4 -1e300 -1 1 1 1 -1 -1 -1 -1 inf\n" +
+        "4 30 0 " + big + " 4 -1 -1 4 600 -1 1 1 1 -1 -1 -1 -1 -1\n" +    // run time: required
+        "5 40 0 100 4 -1 -1 4 " + big + " -1 1 1 1 -1 -1 -1 -1 x\n" +     // then not a number
+        "6 50 0 100 " + big + " -1 -1 4 600 -1 1 1 1 -1 -1 -1 -1 -1\n" +  // size: required
+        "7 60 0 100 4 -1 -1 4 600 -1 1 1 1 -1 -1 -1 " + big + " -1\n";    // preceding job: required
+    ReadAll r = read_all(write("overflow.swf", s));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{3}, r.records.size());
+    const Record& a = r.records[0];
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{1}, a.job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, a.wait);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{100}, a.run);
+    CPPUNIT_ASSERT_EQUAL(-1.0, a.avg_cpu);
+    CPPUNIT_ASSERT_EQUAL(-1.0, a.used_mem);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, a.req_time);
+    CPPUNIT_ASSERT_EQUAL(-1.0, a.req_mem);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, a.think);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{4}, a.alloc_procs);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{2}, r.records[1].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[1].req_time);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{3}, r.records[2].job);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[2].req_time);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-1}, r.records[2].think);
+    // 6 values on line 1, 1 on line 2, 2 on line 3; nothing of the skipped lines.
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{9}, r.stats.made_unknown);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, r.stats.absurd);       // lines 4, 6, 7
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{1}, r.stats.non_numeric);  // line 5
+    // Each optional field is described once, at its first occurrence, with
+    // the value as written.
+    int noted = 0;
+    for (const Diagnostic& d : r.diags) {
+      if (!contains(d.message, "taken as unknown")) continue;
+      ++noted;
+      CPPUNIT_ASSERT_EQUAL(std::uint64_t{1}, d.line);
+    }
+    CPPUNIT_ASSERT_EQUAL(6, noted);
+    const Diagnostic& l4 = diag_for(r, 4);
+    CPPUNIT_ASSERT_EQUAL(4, l4.field);
+    CPPUNIT_ASSERT(contains(l4.message, "'" + big + "' is out of range (overflow); line skipped"));
+    const Diagnostic& l5 = diag_for(r, 5);
+    CPPUNIT_ASSERT_EQUAL(18, l5.field);
+    CPPUNIT_ASSERT(contains(l5.message, "'x' is not a number"));
+    CPPUNIT_ASSERT_EQUAL(5, diag_for(r, 6).field);
+    CPPUNIT_ASSERT_EQUAL(17, diag_for(r, 7).field);
+  }
+
+  void testHugeMemoryRoundTrips() {
+    // Found by fuzz/fuzz_swf (corpus/swf/crash-int64max-memory.swf): used
+    // memory 9223372036854775807 was read as the double 2^63, which
+    // format_record writes as 9223372036854775808, which no longer reads
+    // (an overflow): --output-swf wrote a record it could not read back.
+    // Fields 7 and 10 now stop where a fraction stops (9.2e18): beyond,
+    // the value is absurd and becomes -1, the same read after read.
+    const std::string s =
+        "7 0 1 6 2 1 9223372036854775807 1 1 1 3 1 3 1 1 1 1 1\n"
+        "8 0 1 6 2 1 9200000000000000000 1 1 9200000000000000001 3 1 3 1 1 1 1 1\n"
+        "9 0 1 6 2 1 1e18 1 1 9199999999999999999.5 3 1 3 1 1 1 1 1\n";
+    ReadAll r = read_all(write("huge.swf", s));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{3}, r.records.size());
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[0].used_mem);
+    CPPUNIT_ASSERT_EQUAL(9.2e18, r.records[1].used_mem);
+    CPPUNIT_ASSERT_EQUAL(-1.0, r.records[1].req_mem);
+    CPPUNIT_ASSERT_EQUAL(1e18, r.records[2].used_mem);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, r.stats.made_unknown);
+    const Diagnostic& d = diag_for(r, 1);
+    CPPUNIT_ASSERT_EQUAL(7, d.field);
+    CPPUNIT_ASSERT_MESSAGE(d.message, contains(d.message, "more than the largest value kept"));
+    // What was read is written and read back the same.
+    std::string again;
+    for (const Record& rec : r.records) again += format_record(rec) + "\n";
+    ReadAll b = read_all(write("huge2.swf", again));
+    CPPUNIT_ASSERT_EQUAL(r.records.size(), b.records.size());
+    for (std::size_t i = 0; i < r.records.size(); ++i)
+      CPPUNIT_ASSERT_MESSAGE(format_record(r.records[i]) + " / " + format_record(b.records[i]),
+                             same_record(r.records[i], b.records[i]));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{0}, b.stats.made_unknown);
+  }
+
+  void testHeaderValueNotAnInteger() {
+    // A header value easypp reads as a number (MaxProcs, MaxNodes,
+    // MaxRuntime, MaxJobs, UnixStartTime) must be an integer, optionally
+    // followed by a comment; anything else with digits in it is refused with
+    // file, line and key, whatever its case or spacing.
+    const char* bad[] = {"1e3", "12.5", "0x10", "1,024", "99999999999999999999", "about 128",
+                         "128s", "-1-2", "+-3"};
+    int i = 0;
+    for (const char* v : bad) {
+      for (const char* key : {"MaxProcs", "maxnodes", "MaxRuntime", "MaxJobs", "UnixStartTime"}) {
+        const std::string name = "hdr" + std::to_string(i++) + ".swf";
+        const std::string path =
+            write(name, "; Version: 2.2\n;  " + std::string(key) + ":  " + v + "\n" + kLine + "\n");
+        try {
+          read_all(path);
+          CPPUNIT_FAIL(std::string(key) + ": " + v + " accepted");
+        } catch (const Error& e) {
+          const std::string msg = e.what();
+          CPPUNIT_ASSERT_EQUAL(path, e.diagnostic().file);
+          CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, e.diagnostic().line);
+          CPPUNIT_ASSERT_MESSAGE(msg, contains(msg, path + ":2: header " + key + ": '" + v + "' is not an integer"));
+        }
+      }
+    }
+    // Values that are integers: a comment may follow (as in the archive's
+    // "MaxProcs: 1664 (72, 1368, 224)").
+    ReadAll ok = read_all(write("ok.swf", "; MaxProcs: +1664 (72, 1368, 224)\n; MaxNodes: 184  ( 6,  171,   7)\n"
+                                          "; MaxRuntime: 0007200\t\n; UnixStartTime: -5\n" + std::string(kLine) + "\n"));
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{1664}, *ok.header.max_procs());
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{184}, *ok.header.max_nodes());
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{7200}, *ok.header.max_runtime());
+    CPPUNIT_ASSERT_EQUAL(std::int64_t{-5}, *ok.header.unix_start_time());
+    CPPUNIT_ASSERT(ok.diags.empty());
+    // A value without any digit ("N/A", as in Sandia-Ross's "MaxRuntime: N/A")
+    // means "not given": the key is absent, and the reader says so.
+    ReadAll na = read_all(write("na.swf", "; MaxProcs: 8\n;MaxRuntime: N/A\n; MaxJobs: -\n" + std::string(kLine) + "\n"));
+    CPPUNIT_ASSERT(!na.header.max_runtime());
+    CPPUNIT_ASSERT_EQUAL(std::string("N/A"), *na.header.get("MaxRuntime"));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{1}, na.records.size());
+    CPPUNIT_ASSERT(!na.header.max_jobs());
+    CPPUNIT_ASSERT_EQUAL(std::size_t{2}, na.diags.size());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{2}, na.diags[0].line);
+    CPPUNIT_ASSERT_EQUAL(0, na.diags[0].field);
+    CPPUNIT_ASSERT_MESSAGE(na.diags[0].message,
+                           contains(na.diags[0].message, "header MaxRuntime: 'N/A' has no number: taken as not given"));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t{3}, na.diags[1].line);
+    // Other keys are free text; after the first job a "header" line is a
+    // plain comment and not checked.
+    ReadAll late = read_all(write("late.swf", "; Version: 2.2.1\n; MaxQueues: 1e3\n" + std::string(kLine) +
+                                              "\n; MaxProcs: 1e3\n"));
+    CPPUNIT_ASSERT_EQUAL(std::size_t{1}, late.records.size());
+    CPPUNIT_ASSERT(!late.header.max_procs());
+    CPPUNIT_ASSERT(late.diags.empty());
   }
 
   void testNumberForms() {

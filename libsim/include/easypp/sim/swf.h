@@ -52,7 +52,10 @@ struct Header {
   std::vector<std::pair<std::string, std::string>> entries;  ///< in file order
   /// The first value of `key` (case-insensitive), if present.
   std::optional<std::string> get(std::string_view key) const;
-  /// The first value of `key` parsed as an integer (leading number only).
+  /// The first value of `key` as an integer: digits with an optional sign,
+  /// then the end or whitespace and a comment ("1664 (72, 1368, 224)").
+  /// Anything else ("1e3", "12.5", "N/A", an overflow) gives nullopt; the
+  /// Reader refuses such values of the keys below (see Reader).
   std::optional<std::int64_t> get_int(std::string_view key) const;
   std::optional<std::int64_t> max_procs() const { return get_int("MaxProcs"); }
   std::optional<std::int64_t> max_nodes() const { return get_int("MaxNodes"); }
@@ -83,9 +86,10 @@ class Error : public std::runtime_error {
 
 struct ReaderOptions {
   /// Records with values no real system produces (negative other than -1,
-  /// runtimes over max_seconds, sizes over max_procs) are skipped and
-  /// reported; in fields not needed to simulate the job (see
-  /// ReaderStats::made_unknown) such values become -1 instead.
+  /// runtimes over max_seconds, sizes over max_procs, numbers that overflow
+  /// 64 bits, infinities, NaN) are skipped and reported; in fields not needed
+  /// to simulate the job (see ReaderStats::made_unknown) such values become
+  /// -1 instead.
   std::int64_t max_seconds = 10LL * 365 * 86400;
   std::int64_t max_procs = 100000000;
   /// Malformed lines tolerated before giving up (0: never give up). A file
@@ -104,10 +108,12 @@ struct ReaderStats {
   std::uint64_t non_numeric = 0;
   std::uint64_t absurd = 0;
   std::uint64_t fractional_rounded = 0;  ///< fractional value in an integer field, rounded
-  /// Absurd values in fields the simulation does not need to place the job
-  /// (3 wait, 6 CPU time, 7 memory, 9 requested time, 10 requested memory,
-  /// 18 think time) become -1 (unknown) instead of dropping the job; e.g.
-  /// requested time 2147483647 is an "unlimited" marker in real logs.
+  /// Absurd values (out of range, overflowing, not finite) in fields the
+  /// simulation does not need to place the job (3 wait, 6 CPU time, 7
+  /// memory, 9 requested time, 10 requested memory, 18 think time) become -1
+  /// (unknown) instead of dropping the job; e.g. requested time 2147483647
+  /// is an "unlimited" marker in real logs. Text that is not a number skips
+  /// the line whatever the field.
   std::uint64_t made_unknown = 0;
   std::uint64_t skipped() const { return wrong_field_count + non_numeric + absurd; }
 };
@@ -123,7 +129,11 @@ class Reader {
 
   /// Next valid record; false at the end. Malformed lines are skipped,
   /// counted and reported (diagnostics()). Throws Error on read/decompress
-  /// failure or when max_malformed is exceeded.
+  /// failure, when max_malformed is exceeded, or on a header line (before the
+  /// first record) of MaxProcs, MaxNodes, MaxRuntime, MaxJobs or
+  /// UnixStartTime whose value has a digit but is not an integer (see
+  /// Header::get_int); a value without any digit ("N/A") is reported and
+  /// taken as not given.
   bool next(Record& rec);
 
   /// Header comments seen so far (all of them once the first record is read,
