@@ -116,6 +116,7 @@ struct State {
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
   std::string last_status_error, last_state_error;
+  bool state_blocked = false;  // the state file could not be read at start: never replace it
 };
 
 State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
@@ -139,22 +140,44 @@ PluginConfig current_config(State& s) {
   return s.config;
 }
 
-// Load the history. A missing file is normal (first start); a corrupt one is
-// reported, kept aside as <file>.bad, and the plugin starts empty.
-void load_history(State& s) {
-  struct stat st;
-  if (stat(s.state_path.c_str(), &st) != 0 && errno == ENOENT) {
-    info("sched/easypp: no state file %s yet, starting with an empty history",
-         s.state_path.c_str());
-    return;
+// easypp_file_mode on the files already there (they are rewritten with it,
+// the state file only when the history changes).
+void apply_mode(State& s, const PluginConfig& cfg) {
+  for (const std::string* path : {&s.state_path, &s.status_path}) {
+    std::string err;
+    if (!apply_file_mode(*path, unsigned(cfg.file_mode), &err))
+      error("sched/easypp: %s", err.c_str());
   }
+}
+
+// Load the history. A missing file is normal (first start); a corrupt one is
+// reported, moved aside (easypp_state.json.bad, never replacing an older
+// .bad: .bad.1, ...), and the plugin starts empty; one that cannot be read
+// (permissions, I/O, not a regular file: a FIFO would block a plain open) is
+// reported and left where it is, for the admin to repair. Never blocks.
+void load_history(State& s, const PluginConfig& cfg) {
   SavedState saved;
   std::string err;
-  if (!load_state(s.state_path, &saved, &err)) {
-    const std::string bad = s.state_path + ".bad";
-    const bool kept = std::rename(s.state_path.c_str(), bad.c_str()) == 0;
-    error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s",
-          err.c_str(), kept ? " (the file is kept as " : "", kept ? (bad + ")").c_str() : "");
+  LoadFailure why = LoadFailure::kNone;
+  if (!load_state(s.state_path, &saved, &err, &why)) {
+    if (why == LoadFailure::kMissing) {
+      info("sched/easypp: no state file %s yet, starting with an empty history",
+           s.state_path.c_str());
+    } else if (why == LoadFailure::kCorrupt) {
+      std::string move_err;
+      const std::string bad = move_aside(s.state_path, &move_err);
+      error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s%s",
+            err.c_str(), bad.empty() ? " (" : " (the file is kept as ",
+            bad.empty() ? move_err.c_str() : bad.c_str(), ")");
+    } else {
+      // Saving now would replace the history it may hold: not until a restart
+      // finds it readable (or gone).
+      s.state_blocked = true;
+      error("sched/easypp: cannot read the state file: %s; starting with an empty history; the "
+            "file is left in place and the history is not saved until slurmctld restarts with "
+            "it readable or removed",
+            err.c_str());
+    }
     return;
   }
   s.book.restore_history(saved.rings, time(nullptr));
@@ -163,19 +186,20 @@ void load_history(State& s) {
   info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
        s.book.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
        s.state_path.c_str());
+  apply_mode(s, cfg);
 }
 
 // rings: the predictor's snapshot when the caller already took one.
 void save_history(State& s, const PluginConfig& cfg,
                   const std::vector<Predictor::Ring>* rings = nullptr) {
-  if (!cfg.state || !s.book.history_changed()) return;
+  if (!cfg.state || !s.book.history_changed() || s.state_blocked) return;
   SavedState saved;
   saved.last_learned_end = s.watermark;
   saved.learned_jobs = s.book.learned_total();
   saved.window = cfg.sched.predictor.window;
   saved.rings = rings ? *rings : s.book.predictor().snapshot();
   std::string err;
-  if (save_state(s.state_path, saved, &err)) {
+  if (save_state(s.state_path, saved, &err, unsigned(cfg.file_mode))) {
     s.book.clear_history_changed();
     if (!s.last_state_error.empty()) info("sched/easypp: state file written again");
     s.last_state_error.clear();
@@ -244,6 +268,7 @@ void reload_settings(State& s) {
   }
   set_paths(s);
   s.book.configure(c.sched);
+  apply_mode(s, c);
   if (c.describe() != before)
     info("sched/easypp: reconfigured (%s)", c.describe().c_str());
   else
@@ -575,7 +600,7 @@ void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status
   status->last = st;
   status->totals = tot;
   std::string err;
-  if (!write_status(s.status_path, *status, &err)) {
+  if (!write_status(s.status_path, *status, &err, unsigned(cfg.file_mode))) {
     if (err != s.last_status_error)
       error("sched/easypp: cannot write the status file: %s", err.c_str());
     s.last_status_error = err;
@@ -673,7 +698,7 @@ extern "C" int easypp_core_init(char* desc, size_t desc_len) {
     }
     s.book.configure(c.sched);
     set_paths(s);
-    if (c.state) load_history(s);
+    if (c.state) load_history(s, c);
     if (het_fault_injection())
       info("sched/easypp: debug: EASYPP_DEBUG_HET_FAIL is set: the last component of every "
            "heterogeneous job will fail to start (tests the undo of partial starts)");
