@@ -81,13 +81,13 @@ PredictionBook::Options book_options() {
   return o;
 }
 
-// Corrections go to the log.
+// Corrections go to the log (DebugFlags=Backfill, like every per-cycle line).
 class CorrectionLog : public PredictionBook::Listener {
  public:
   void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time) override {
     if (why == PlanChange::Corrected)
-      info("sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)", p.handle,
-           long(old_p), long(p.prediction), p.corr.count);
+      log_flag(BACKFILL, "sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)",
+               p.handle, long(old_p), long(p.prediction), p.corr.count);
     else
       debug2("sched/easypp: JobId=%u predicted again: %ld s -> %ld s (history changed)",
              p.handle, long(old_p), long(p.prediction));
@@ -442,6 +442,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
   SlurmAdapter adapter(cluster, env.plan, env.book, pq.part);
   for (std::uint32_t id : pq.resv_jobs) {
     if (env.tested >= std::uint32_t(env.cfg.max_job_test)) break;
+    ++env.depth;
     adapter.try_start_now(id);
   }
   if (pq.order.empty()) return true;
@@ -457,6 +458,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
   if (r.head_reserved && adapter.reservation() != nullptr)
     adapter.reservation()->guarded = r.starving_head;
   st->reservations += r.reservations;
+  env.depth += r.tested + r.started_in_order + r.reservations;
   return !r.interrupted && !env.interrupted;
 }
 
@@ -535,11 +537,26 @@ void publish_planned(State& s, CycleEnv& env, const std::set<std::string>& finis
     auto old = s.planned.find(kv.first);
     if (old == s.planned.end() || old->second.start != kv.second.start ||
         old->second.nodes != kv.second.nodes)
-      info("sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) nodes=%s",
-           kv.first, kv.second.partition.c_str(), long(kv.second.start),
-           long(kv.second.start - env.now), kv.second.nodes.c_str());
+      log_flag(BACKFILL, "sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) "
+               "nodes=%s",
+               kv.first, kv.second.partition.c_str(), long(kv.second.start),
+               long(kv.second.start - env.now), kv.second.nodes.c_str());
   }
   s.planned = env.planned;
+}
+
+// DebugFlags=BackfillMap: every reservation of the cycle, changed or not,
+// with the nodes it holds and whether the starvation guard protects it.
+void log_map(const CycleEnv& env) {
+  if (!(slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL_MAP)) return;
+  for (const Reservation<Bitmap>& r : env.plan.reservations) {
+    char* nodes = r.nodes ? bitmap2node_name(r.nodes.get()) : nullptr;
+    log_flag(BACKFILL_MAP, "sched/easypp: map: partition=%s JobId=%u shadow=%s nodes=%s%s",
+             r.partition.c_str(), r.job,
+             r.shadow >= kNever ? "never" : std::to_string(long(r.shadow)).c_str(),
+             nodes ? nodes : "(none)", r.guarded ? " guarded (safe backfilling)" : "");
+    xfree(nodes);
+  }
 }
 
 JobStatus status_of(const JobPlan& t, const job_record_t* job, const CycleEnv& env) {
@@ -635,6 +652,8 @@ void schedule_next(State& s, const PluginConfig& cfg, Time retry_at) {
 // snapshot in *status. Returns when to retry (0: no retry needed).
 Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status) {
   CycleLocks locks(s.ledger);
+  const DiagActive diag;  // sdiag: a cycle is running
+  const std::int64_t locked = steady_usec();
   reload_settings(s);
   *cfg = current_config(s);
   const time_t now = wall_seconds();
@@ -660,7 +679,9 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
   publish_planned(s, env, finished);
+  log_map(env);
   collect_status(env, status);
+  diag_cycle_end(env, st->pending, st->reservations, steady_usec() - locked - env.slept_usec);
   swap.restore();
   const bool budget = env.interrupt_reason == "max_job_test" || env.interrupt_reason == "max_time";
   return env.plan.retry_soon || (env.interrupted && !budget) ? now + 1 : 0;
@@ -676,13 +697,14 @@ void run_cycle(State& s, const std::string& trigger) {
   st.seconds = double(steady_usec() - t0) / 1e6;
   write_files(s, cfg, st, &status);
   schedule_next(s, cfg, retry_at);
-  debug("sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
-        "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-        "yields=%u time=%ldus%s",
-        st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
-        st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
-        st.het_undone, st.reservations, st.corrections, st.learned, st.yields,
-        long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
+  log_flag(BACKFILL,
+           "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
+           "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
+           "yields=%u time=%ldus%s",
+           st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
+           st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
+           st.het_undone, st.reservations, st.corrections, st.learned, st.yields,
+           long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
@@ -756,7 +778,7 @@ extern "C" void easypp_core_cycle(void) {
   try {
     std::string trigger = s.reload.load() ? "reconfigure" : s.next_trigger;
     if (trigger == "correction" && s.next_job != 0)
-      debug("sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
+      log_flag(BACKFILL, "sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
     // Should the cycle fail half-way, the next one still waits an interval.
     s.next_wake = time(nullptr) + current_config(s).interval;
     s.next_trigger = "interval";

@@ -60,6 +60,14 @@ extern "C" {
 #pragma GCC diagnostic pop
 #undef operator
 
+#ifdef __cplusplus
+namespace easypp::plugin {
+/// Why a cycle ended, for sdiag's "Backfill exit" counts where the release
+/// has them (easypp_count_bf_exit() in the release's header).
+enum class BfExit { kEnd, kMaxJobTest, kStateChanged, kTimeout };
+}  // namespace easypp::plugin
+#endif
+
 // The release's own headers and the wrappers (EASYPP_SCHED_LOCKS for C and
 // C++; easypp_*, list_t, list_itr_t, easypp::plugin::ResvExc for C++).
 #include EASYPP_SLURM_COMPAT_H

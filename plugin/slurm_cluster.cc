@@ -101,10 +101,12 @@ bool yield_locks(CycleEnv& env) {
   assert_no_planning_values(env.ledger, "yielding the locks");
   const time_t job_u = last_job_update, node_u = last_node_update, part_u = last_part_update,
                resv_u = last_resv_update, conf_u = slurm_conf.last_update;
+  const std::int64_t t0 = steady_usec();
   easypp_slurm_unlock();
   easypp_agent_nap(env.cfg.yield_sleep_usec);
   easypp_slurm_lock();
   env.locked_usec = steady_usec();
+  env.slept_usec += env.locked_usec - t0;
   ++env.yields;
   if (easypp_agent_stopping()) return interrupt(env, "stopping");
   if (easypp_core_reload_pending()) return interrupt(env, "reconfigure");
@@ -125,6 +127,39 @@ bool cycle_may_continue(CycleEnv& env) {
     return interrupt(env, "max_time");
   if (t - env.locked_usec < env.cfg.yield_interval_usec) return true;
   return yield_locks(env);
+}
+
+// --- sdiag ----------------------------------------------------------------------
+
+void diag_cycle_begin() { slurmctld_diag_stats.bf_active = 1; }
+void diag_cycle_idle() { slurmctld_diag_stats.bf_active = 0; }
+
+void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
+                    std::int64_t cycle_usec) {
+  diag_stats_t& d = slurmctld_diag_stats;
+  const auto usec = std::uint32_t(std::clamp<std::int64_t>(cycle_usec, 0, UINT32_MAX));
+  d.bf_active = 0;
+  d.bf_cycle_counter++;
+  d.bf_cycle_sum += usec;
+  d.bf_cycle_last = usec;
+  if (usec > d.bf_cycle_max) d.bf_cycle_max = usec;
+  d.bf_last_depth = env.depth;
+  d.bf_last_depth_try = env.tested;
+  d.bf_depth_sum += env.depth;
+  d.bf_depth_try_sum += env.tested;
+  d.bf_queue_len = queue_len;
+  d.bf_queue_len_sum += queue_len;
+  d.bf_table_size = reservations;
+  d.bf_table_size_sum += reservations;
+  d.bf_when_last_cycle = env.now;
+  d.backfilled_jobs += env.started_backfill;
+  d.last_backfilled_jobs += env.started_backfill;
+  d.backfilled_het_jobs += env.het_components;
+  const std::string& why = env.interrupt_reason;
+  easypp_count_bf_exit(why.empty()               ? BfExit::kEnd
+                       : why == "max_job_test"   ? BfExit::kMaxJobTest
+                       : why == "max_time"       ? BfExit::kTimeout
+                                                 : BfExit::kStateChanged);
 }
 
 // --- the cluster -----------------------------------------------------------------
@@ -283,7 +318,7 @@ bool SlurmCluster::fits_after(JobHandle h, Candidate& c, const Bitmap& on,
 // select_nodes() as sched/backfill's _start_job(): the true end_times back,
 // every node outside avail excluded through a temporarily widened
 // exc_node_bitmap (also put back on an array's meta record), then launch.
-int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
+int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail, bool backfilled) {
   env_.swap.restore();
   Bitmap resv = Bitmap::copy_of(avail);
   bit_not(resv.get());
@@ -299,7 +334,11 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
   const std::uint32_t array_job_id = job->array_job_id;
   int rc = fed_mgr_job_lock(job);
   if (rc == SLURM_SUCCESS) {
-    rc = easypp_select_nodes(job, SLURMDB_JOB_FLAG_BACKFILL);
+    // Scheduler=Backfill in scontrol show job (BACKFILL_SCHED, which Slurm's
+    // main scheduler clears on pending jobs), SchedBackfill in sacct.
+    if (backfilled) job->bit_flags |= BACKFILL_SCHED;
+    else job->bit_flags &= ~std::uint64_t(BACKFILL_SCHED);
+    rc = easypp_select_nodes(job, backfilled ? SLURMDB_JOB_FLAG_BACKFILL : SLURMDB_JOB_FLAG_SCHED);
     if (rc == SLURM_SUCCESS)
       fed_mgr_job_start(job, job->start_time);
     else
@@ -345,7 +384,7 @@ Started SlurmCluster::start(JobHandle h, Candidate& c, const Bitmap& avail,
     return s;
   }
   const bool meta = job->array_recs != nullptr;
-  if (start_job(job, avail.get()) != SLURM_SUCCESS) return s;
+  if (start_job(job, avail.get(), note.backfilled) != SLURM_SUCCESS) return s;
   if (note.backfilled) ++env_.started_backfill;
   else ++env_.started_in_order;
   info("sched/easypp: started %s in %s on %s (%s, prediction %ld s, limit %u min)",

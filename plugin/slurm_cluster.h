@@ -114,9 +114,33 @@ struct CycleEnv {
   std::uint32_t started_backfill = 0;  ///< het components included
   std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
+  std::uint32_t het_components = 0;   ///< components of het_started (sdiag)
   std::uint32_t yields = 0;
+  std::int64_t slept_usec = 0;  ///< with the locks yielded (not the cycle's own time)
+  std::uint32_t depth = 0;      ///< jobs the passes looked at (sdiag's depth)
   bool interrupted = false;  ///< budget spent or state changed during a yield
   std::string interrupt_reason;
+};
+
+/// sdiag's backfill section (slurmctld_diag_stats.bf_*), filled by
+/// sched/easypp as sched/backfill fills it: cycle_begin() when the cycle has
+/// the locks (bf_active: sdiag warns that a cycle is running), cycle_end()
+/// before they are released: cycles, last/max/mean cycle time (locks held,
+/// yields excluded, microseconds), depth (jobs looked at) and depth tried
+/// (jobs tested against the nodes), queue length, the reservations as the
+/// "table size", jobs backfilled, and (24.11) why the cycle ended.
+void diag_cycle_begin();
+void diag_cycle_idle();  ///< bf_active back to 0 (cycle_end does it; for early exits)
+void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
+                    std::int64_t cycle_usec);
+
+/// bf_active for the lifetime of a cycle's locks, whatever way it ends.
+class DiagActive {
+ public:
+  DiagActive() { diag_cycle_begin(); }
+  ~DiagActive() { diag_cycle_idle(); }
+  DiagActive(const DiagActive&) = delete;
+  DiagActive& operator=(const DiagActive&) = delete;
 };
 
 /// The yield point and budget of a cycle (easypp_max_job_test, _max_time,
@@ -187,8 +211,11 @@ class SlurmCluster {
   int will_run(job_record_t* job, const Candidate& c, bitstr_t* on, bool now_only,
                time_t* start, Bitmap* selected);
   /// select_nodes() as sched/backfill's _start_job() does it, confined to
-  /// `avail`; the true end_times are back during the call.
-  int start_job(job_record_t* job, bitstr_t* avail);
+  /// `avail`; the true end_times are back during the call. A backfilled job
+  /// shows Scheduler=Backfill (scontrol show job) and carries sacct's
+  /// SchedBackfill flag; one started in queue order Scheduler=Main and
+  /// SchedMain, as from Slurm's main scheduler.
+  int start_job(job_record_t* job, bitstr_t* avail, bool backfilled);
   /// The partition the last prepare() was for.
   const SlurmPartition* partition() const { return part_; }
 

@@ -392,7 +392,7 @@ for _sig in (signal.SIGTERM, signal.SIGHUP):
 class Cluster:
     def __init__(self, scheduler="sched/easypp", nodes=8, cpus=4,
                  partition="batch", scheduler_parameters=None,
-                 min_job_age=3600, debug="info", extra_conf="",
+                 min_job_age=3600, debug="verbose", debug_flags="Backfill", extra_conf="",
                  plugin_dir=None, bind_now=False, max_time="INFINITE",
                  keep_dir_on_failure=True, partitions=None, accounting=False,
                  rest=False):
@@ -407,7 +407,12 @@ class Cluster:
         self.partition = partition
         self.scheduler_parameters = scheduler_parameters
         self.min_job_age = int(min_job_age)
+        # SlurmctldDebug and DebugFlags. sched/easypp's per-cycle lines
+        # (reservations, corrections, the cycle summary) are DebugFlags=Backfill
+        # lines, which Slurm logs at level verbose and above, as sched/backfill's:
+        # most tests read them, so both are on by default.
         self.debug = debug
+        self.debug_flags = debug_flags
         self.extra_conf = extra_conf
         self.plugin_dir = plugin_dir or easypp_plugindir()
         self.bind_now = bind_now
@@ -499,6 +504,7 @@ class Cluster:
             "SlurmctldLogFile=%s" % self.ctld_log,
             "SlurmdLogFile=%s" % self.path("slurmd-%n.log"),
             "SlurmctldDebug=%s" % self.debug,
+            "DebugFlags=%s" % self.debug_flags if self.debug_flags else "#DebugFlags=",
             "SlurmdDebug=info",
             "PluginDir=%s:%s" % (plugindir, self.plugin_dir),
             "SchedulerType=%s" % self.scheduler,
@@ -818,8 +824,9 @@ class Cluster:
         """Make slurmctld call the plugin's sched_p_reconfig() (the agent
         runs a cycle at once, trigger=reconfigure) without re-reading
         slurm.conf or restarting, in every release: `scontrol setdebugflags`
-        with a change that leaves the flags as they are."""
-        self.scontrol("setdebugflags", "-Backfill")
+        with a change that leaves the flags as they are (Triggers: never
+        set by the tests)."""
+        self.scontrol("setdebugflags", "-Triggers")
 
     def show_config(self):
         """`scontrol show config` as a dict."""

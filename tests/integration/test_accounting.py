@@ -320,6 +320,35 @@ class AccountingTest(unittest.TestCase):
                 return j
         return None
 
+    # --- 4. how the plugin's starts are recorded ------------------------------------
+
+    def test_4_backfilled_job_flags(self):
+        """A job sched/easypp backfills shows Scheduler=Backfill in scontrol
+        show job and carries SchedBackfill in sacct, as sched/backfill's do."""
+        c = self.c
+        self.assertEqual(c.scheduler, "sched/easypp", "runs after test_2 switched to easypp")
+        a = c.submit(wrap="sleep 20", time_min=5, nodes=1, user=U4, extra=["--exclusive"])
+        c.wait_state(a, "RUNNING", timeout=30)
+        w = c.submit(wrap="sleep 1", time_min=5, nodes=2, user=U3, extra=["--exclusive"])
+        b = c.submit(wrap="sleep 2", time_min=30, nodes=1, ntasks=1, user=U1)
+        c.wait_log(r"sched/easypp: started JobId=%d .*\(backfill" % b, timeout=60)
+        jb = c.job(b)
+        done = c.wait_jobs([a, w, b], timeout=120)
+        self.assertEqual(done[b]["JobState"], "COMPLETED", done[b])
+        self.assertLess(done[b]["start"], done[a]["end"], "B was not backfilled while A ran")
+        self.assertEqual(jb.get("Scheduler"), "Backfill", jb)
+
+        def flags(j):
+            p = c.client("sacct", "-j", str(j), "-X", "-n", "-P", "-o", "Flags", check=False)
+            return p.stdout.strip() or None
+        fb = c.wait_for("sacct to record B", lambda: flags(b), timeout=60)
+        self.assertIn("SchedBackfill", fb)
+        # W was never backfilled: it started when A ended, in queue order
+        # (by Slurm's main scheduler or the plugin's first step alike).
+        fw = c.wait_for("sacct to record W", lambda: flags(w), timeout=60)
+        self.assertNotIn("SchedBackfill", fw)
+        self.assertEqual(done[w]["Scheduler"], "Main", done[w])
+
     # --- 3. faults -------------------------------------------------------------------
 
     def test_3_wrong_token(self):
