@@ -666,6 +666,8 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   env.now = now;
   env.started_usec = t0;
   env.locked_usec = steady_usec();
+  env.plan.caps = FairCaps{cfg->max_job_user, cfg->max_job_part, cfg->max_job_assoc,
+                           cfg->max_job_user_part};
   SlurmCluster cluster(env);
   Queues q = build_queues(s, now);
   const std::set<std::string> finished = run_passes(env, cluster, q, st);
@@ -678,6 +680,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->interrupted = env.interrupted;
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
+  st->capped = env.plan.tried.skipped;
   publish_planned(s, env, finished);
   log_map(env);
   collect_status(env, status);
@@ -700,10 +703,10 @@ void run_cycle(State& s, const std::string& trigger) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "yields=%u time=%ldus%s",
+           "capped=%u yields=%u time=%ldus%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
-           st.het_undone, st.reservations, st.corrections, st.learned, st.yields,
+           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.yields,
            long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 

@@ -119,6 +119,8 @@ struct CycleStats {
   std::uint32_t yields = 0;
   std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
+  std::uint32_t capped = 0;            ///< backfill candidates skipped by a fairness cap
+                                       ///< (the log's cycle line; not in the status file)
   bool interrupted = false;            ///< ended early (budget or state change)
   std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
 };

@@ -197,6 +197,11 @@ void SlurmCluster::account_start(JobHandle started, std::vector<std::int64_t>* i
   }
 }
 
+JobOwner SlurmCluster::job_owner(JobHandle h) const {
+  const job_record_t* job = find_job_record(h);
+  return job ? JobOwner{job->user_id, job->assoc_id} : JobOwner{};
+}
+
 job_record_t* SlurmCluster::pending_job(JobHandle h) const {
   job_record_t* job = find_job_record(h);
   if (job == nullptr || !IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) || job->priority == 0 ||

@@ -202,6 +202,7 @@ class SlurmCluster {
   // the cycle
   bool may_continue() { return cycle_may_continue(env_); }
   void count_test() { ++env_.tested; }
+  JobOwner job_owner(JobHandle h) const;
   void publish(JobHandle head, const std::string& partition, Time shadow, const Bitmap& reserved);
 
   /// A pending job that may start now (not completing, held or revoked).
