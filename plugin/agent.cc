@@ -111,6 +111,7 @@ struct State {
   std::uint64_t cycles = 0;
   Totals totals;
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
+  std::map<std::uint32_t, PlannedStart> projected;  // projected starts, last cycle
   std::set<std::uint32_t> het_seen;  // het jobs already announced in the log
   Time next_wake = 0;                // Unix time of the next cycle
   std::string next_trigger = "startup";
@@ -330,14 +331,16 @@ struct Queues {
 };
 
 // build_job_queue(true, ...) clears the pending jobs' start times: show last
-// cycle's planned starts until this cycle's passes replace them.
+// cycle's planned and projected starts until this cycle's replace them.
 void show_last_planned(const State& s) {
-  for (const auto& kv : s.planned) {
-    job_record_t* job = find_job_record(kv.first);
-    if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
-    job->start_time = kv.second.start;
-    if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
-      job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+  for (const auto* starts : {&s.planned, &s.projected}) {
+    for (const auto& kv : *starts) {
+      job_record_t* job = find_job_record(kv.first);
+      if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
+      job->start_time = kv.second.start;
+      if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
+        job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+    }
   }
 }
 
@@ -516,6 +519,54 @@ void start_het_jobs(CycleEnv& env, SlurmCluster& cluster, const Queues& q) {
   }
 }
 
+// --- 4b. projected starts beyond the heads ------------------------------------------------
+
+// The jobs of the partition holding a reservation of this cycle, held in
+// the projection from their shadow time for their prediction.
+std::set<std::uint32_t> hold_reservations(const CycleEnv& env, const PartQueue& pq,
+                                          StartProjection* proj) {
+  std::set<std::uint32_t> held;
+  for (const Reservation<Bitmap>& r : env.plan.reservations) {
+    if (r.partition != pq.part.name) continue;
+    held.insert(r.job);
+    auto jq = pq.jobs.find(r.job);
+    const JobPlan* p = env.book.find(r.job);
+    if (r.shadow < kNever && jq != pq.jobs.end() && p != nullptr)
+      proj->hold(r.shadow, r.shadow + p->prediction, jq->second.width);
+  }
+  return held;
+}
+
+// squeue --start beyond the head (easypp_publish_starts=N): the first N
+// pending jobs of each partition whose pass got through, in queue order,
+// are placed in a CPU-count projection of the partition (start_projection.h)
+// with their predictions. Estimates: nothing is reserved, and no decision
+// reads them (only pending jobs' start_time is written, after the passes).
+void project_starts(CycleEnv& env, SlurmCluster& cluster, Queues& q,
+                    const std::set<std::string>& finished) {
+  const int n = env.cfg.publish_starts;
+  if (n <= 0) return;
+  const std::int64_t t0 = steady_usec();
+  for (PartQueue& pq : q.parts) {
+    if (!finished.count(pq.part.name) || pq.order.empty()) continue;
+    StartProjection proj = cluster.projection(pq.part);
+    const std::set<std::uint32_t> held = hold_reservations(env, pq, &proj);
+    int k = 0;
+    for (std::uint32_t id : pq.order) {
+      if (k >= n) break;
+      if (!cluster.still_pending(id)) continue;  // started in this cycle
+      ++k;
+      const JobPlan* p = env.book.find(id);
+      if (held.count(id) || p == nullptr) continue;  // a reservation is its start
+      ++env.projected_tried;
+      const Time t = proj.place(pq.jobs[id].width, p->prediction);
+      if (t < kNever)
+        env.projected[id] = PlannedStart{pq.part.name, std::max<time_t>(time_t(t), env.now + 1), ""};
+    }
+  }
+  env.projection_usec = steady_usec() - t0;
+}
+
 // --- 5. planned starts and status ------------------------------------------------------
 
 // Planned starts of last cycle's heads that are heads no more are cleared
@@ -543,6 +594,27 @@ void publish_planned(State& s, CycleEnv& env, const std::set<std::string>& finis
                long(kv.second.start - env.now), kv.second.nodes.c_str());
   }
   s.planned = env.planned;
+}
+
+// The projected starts into the pending jobs' start_time (squeue --start);
+// last cycle's kept for partitions whose pass did not get through, cleared
+// for the others (a head's own planned start is never touched).
+void publish_projected(State& s, CycleEnv& env, const std::set<std::string>& finished) {
+  for (const auto& kv : s.projected) {
+    if (env.projected.count(kv.first) || env.planned.count(kv.first)) continue;
+    job_record_t* job = find_job_record(kv.first);
+    if (job == nullptr || !IS_JOB_PENDING(job)) continue;
+    if (finished.count(kv.second.partition) == 0)
+      env.projected[kv.first] = kv.second;
+    else if (job->start_time == kv.second.start)
+      job->start_time = 0;
+  }
+  for (const auto& kv : env.projected) {
+    job_record_t* job = find_job_record(kv.first);
+    if (job != nullptr && IS_JOB_PENDING(job) && !env.planned.count(kv.first))
+      job->start_time = kv.second.start;
+  }
+  s.projected = env.projected;
 }
 
 // DebugFlags=BackfillMap: every reservation of the cycle, changed or not,
@@ -578,6 +650,8 @@ JobStatus status_of(const JobPlan& t, const job_record_t* job, const CycleEnv& e
     if (p != env.planned.end()) {
       js.start = p->second.start;
       js.reserved = true;
+    } else if ((p = env.projected.find(t.handle)) != env.projected.end()) {
+      js.start = p->second.start;  // a projection (an estimate), not reserved
     }
   } else {
     js.start = job->start_time;
@@ -672,6 +746,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   Queues q = build_queues(s, now);
   const std::set<std::string> finished = run_passes(env, cluster, q, st);
   start_het_jobs(env, cluster, q);
+  project_starts(env, cluster, q, finished);
 
   st->tested = env.tested;
   st->started_in_order = env.started_in_order;
@@ -681,7 +756,10 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
   st->capped = env.plan.tried.skipped;
+  st->projected = std::uint32_t(env.projected.size());
+  st->projection_usec = env.projection_usec;
   publish_planned(s, env, finished);
+  publish_projected(s, env, finished);
   log_map(env);
   collect_status(env, status);
   diag_cycle_end(env, st->pending, st->reservations, steady_usec() - locked - env.slept_usec);
@@ -703,10 +781,11 @@ void run_cycle(State& s, const std::string& trigger) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "capped=%u yields=%u time=%ldus%s",
+           "capped=%u projected=%u(%ldus) yields=%u time=%ldus%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
-           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.yields,
+           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
+           long(st.projection_usec), st.yields,
            long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 

@@ -650,13 +650,14 @@ int cmd_jobs(const Options& o, const std::string& dir) {
     const bool run = j.state != "PENDING";  // RUNNING or SUSPENDED
     const std::string id = j.array.empty() ? std::to_string(j.job_id) : j.array;
     // Running: the actual start and the predicted end. Pending: the planned
-    // start and end, if the plan has one.
+    // start and end, if the plan has one: the head's reservation, or beyond
+    // the head a projection (easypp_publish_starts), an estimate.
     const std::string start = j.start > 0 ? date(j.start) : (run ? "-" : "(none)");
     const std::string end = j.start > 0 ? date(j.start + j.prediction) : "-";
     t.add({id, user_name(j.user, j.user_name), j.partition.empty() ? "-" : j.partition,
            j.state.empty() ? "-" : j.state, duration(j.estimate), duration(j.prediction),
            j.from_history ? "history" : "fallback", std::to_string(j.corrections), start, end,
-           j.reserved ? "yes" : ""});
+           j.reserved ? "yes" : (!run && j.start > 0 ? "no (estimate)" : "")});
   }
   if (n == 0) {
     std::printf("no %sjobs\n", o.user || o.partition ? "matching " : "pending or running ");

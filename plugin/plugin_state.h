@@ -119,8 +119,10 @@ struct CycleStats {
   std::uint32_t yields = 0;
   std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
+  // The log's cycle line only (not in the status file):
   std::uint32_t capped = 0;            ///< backfill candidates skipped by a fairness cap
-                                       ///< (the log's cycle line; not in the status file)
+  std::uint32_t projected = 0;         ///< projected starts published (easypp_publish_starts)
+  std::int64_t projection_usec = 0;    ///< their cost
   bool interrupted = false;            ///< ended early (budget or state change)
   std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
 };

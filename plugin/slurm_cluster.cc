@@ -36,6 +36,13 @@ constexpr time_t kFitHorizon = time_t(365) * 24 * 3600;
 
 bool is_active(const job_record_t* job) { return IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job); }
 
+// A running job's planned end: start + prediction when the book plans it,
+// else its end_time.
+Time planned_end(const PredictionBook& book, const job_record_t* r) {
+  const JobPlan* p = book.find(r->job_id);
+  return p && p->running ? r->start_time + r->tot_sus_time + p->prediction : r->end_time;
+}
+
 }  // namespace
 
 void assert_no_planning_values(Ledger& ledger, const char* where) {
@@ -202,6 +209,36 @@ JobOwner SlurmCluster::job_owner(JobHandle h) const {
   return job ? JobOwner{job->user_id, job->assoc_id} : JobOwner{};
 }
 
+StartProjection SlurmCluster::projection(const SlurmPartition& p) const {
+  const Bitmap use = usable(p);
+  std::int64_t capacity = 0, free = 0;
+  node_record_t* node;
+  for (int i = 0; use && (node = next_node(&i)); i++) {
+    if (!bit_test(use.get(), i)) continue;
+    capacity += node->cpus;
+    if (std::size_t(i) < env_.plan.idle.size()) free += env_.plan.idle[std::size_t(i)];
+  }
+  StartProjection proj(env_.now, capacity, free);
+  list_itr_t* it = list_iterator_create(job_list);
+  job_record_t* job;
+  while (use && (job = static_cast<job_record_t*>(list_next(it)))) {
+    const job_resources_t* r = job->job_resrcs;
+    if (!is_active(job) || r == nullptr || r->node_bitmap == nullptr || r->cpus == nullptr)
+      continue;
+    std::int64_t cpus = 0;
+    const int n = std::min<int>(int(bit_size(r->node_bitmap)), int(bit_size(use.get())));
+    std::uint32_t k = 0;
+    for (int i = 0; i < n && k < r->nhosts; i++) {
+      if (!bit_test(r->node_bitmap, i)) continue;
+      if (bit_test(use.get(), i)) cpus += r->cpus[k];
+      ++k;
+    }
+    if (cpus > 0) proj.release(planned_end(env_.book, job), cpus);
+  }
+  list_iterator_destroy(it);
+  return proj;
+}
+
 job_record_t* SlurmCluster::pending_job(JobHandle h) const {
   job_record_t* job = find_job_record(h);
   if (job == nullptr || !IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) || job->priority == 0 ||
@@ -287,9 +324,7 @@ std::vector<Run> SlurmCluster::runs_on(const Bitmap& on) const {
   while ((r = static_cast<job_record_t*>(list_next(it)))) {
     if (!is_active(r) || r->node_bitmap == nullptr || r->end_time == 0) continue;
     if (!bit_overlap_any(r->node_bitmap, on.get())) continue;
-    const JobPlan* p = env_.book.find(r->job_id);
-    const Time end = p && p->running ? r->start_time + r->tot_sus_time + p->prediction : r->end_time;
-    runs.push_back(Run{end, r->job_id});
+    runs.push_back(Run{planned_end(env_.book, r), r->job_id});
   }
   list_iterator_destroy(it);
   std::sort(runs.begin(), runs.end(),

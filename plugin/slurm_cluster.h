@@ -19,6 +19,7 @@
 #include "planning_ledger.h"
 #include "plugin_config.h"
 #include "slurm_api.h"
+#include "start_projection.h"
 
 namespace easypp::plugin {
 
@@ -107,6 +108,10 @@ struct CycleEnv {
 
   CyclePlan<Bitmap> plan;                     ///< reservations, idle CPUs
   std::map<std::uint32_t, PlannedStart> planned;  ///< heads' planned starts, this cycle
+  /// Projected starts beyond the heads (easypp_publish_starts), this cycle.
+  std::map<std::uint32_t, PlannedStart> projected;
+  std::uint32_t projected_tried = 0;  ///< jobs placed (with or without a start)
+  std::int64_t projection_usec = 0;   ///< what projecting them cost
 
   // statistics
   std::uint32_t tested = 0;  ///< adapter tests (start_now + backfill, het components)
@@ -198,6 +203,11 @@ class SlurmCluster {
   Started start(JobHandle h, Candidate& c, const Bitmap& avail, const StartNote& note);
   bool still_pending(JobHandle h) const { return pending_job(h) != nullptr; }
   void account_start(JobHandle started, std::vector<std::int64_t>* idle) const;
+
+  /// The partition's CPU pool for projected starts (start_projection.h): its
+  /// usable nodes' CPUs, those idle now (this cycle's starts included), and
+  /// each running job's CPUs on them back at its planned end.
+  StartProjection projection(const SlurmPartition& p) const;
 
   // the cycle
   bool may_continue() { return cycle_may_continue(env_); }
