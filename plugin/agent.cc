@@ -765,7 +765,11 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   diag_cycle_end(env, st->pending, st->reservations, steady_usec() - locked - env.slept_usec);
   swap.restore();
   const bool budget = env.interrupt_reason == "max_job_test" || env.interrupt_reason == "max_time";
-  return env.plan.retry_soon || (env.interrupted && !budget) ? now + 1 : 0;
+  // Nodes still registering (slurmctld just started or, 23.11+, reconfigured):
+  // plan again in a second rather than at the next interval.
+  st->registering = st->pending > 0 ? nodes_registering() : 0;
+  return env.plan.retry_soon || (env.interrupted && !budget) || st->registering > 0 ? now + 1
+                                                                                    : 0;
 }  // true end_times back (swap), checked, unlocked (locks)
 
 void run_cycle(State& s, const std::string& trigger) {
@@ -781,11 +785,11 @@ void run_cycle(State& s, const std::string& trigger) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "capped=%u projected=%u(%ldus) yields=%u time=%ldus%s",
+           "capped=%u projected=%u(%ldus) registering=%u yields=%u time=%ldus%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
            st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
-           long(st.projection_usec), st.yields,
+           long(st.projection_usec), st.registering, st.yields,
            long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 

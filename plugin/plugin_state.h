@@ -123,6 +123,7 @@ struct CycleStats {
   std::uint32_t capped = 0;            ///< backfill candidates skipped by a fairness cap
   std::uint32_t projected = 0;         ///< projected starts published (easypp_publish_starts)
   std::int64_t projection_usec = 0;    ///< their cost
+  std::uint32_t registering = 0;       ///< nodes not registered yet (a retry in 1 s)
   bool interrupted = false;            ///< ended early (budget or state change)
   std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
 };

@@ -169,6 +169,16 @@ void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t 
                                                  : BfExit::kStateChanged);
 }
 
+std::uint32_t nodes_registering() {
+  std::uint32_t n = 0;
+  node_record_t* node;
+  for (int i = 0; (node = next_node(&i)); i++) {
+    if (IS_NODE_FUTURE(node) || IS_NODE_POWERED_DOWN(node) || IS_NODE_POWERING_UP(node)) continue;
+    if (IS_NODE_UNKNOWN(node) || (IS_NODE_NO_RESPOND(node) && !IS_NODE_DOWN(node))) ++n;
+  }
+  return n;
+}
+
 // --- the cluster -----------------------------------------------------------------
 
 Bitmap SlurmCluster::usable(const SlurmPartition& p) const {

@@ -148,6 +148,14 @@ class DiagActive {
   DiagActive& operator=(const DiagActive&) = delete;
 };
 
+/// Nodes expected to register soon: state UNKNOWN, or not responding yet
+/// not DOWN (after a slurmctld start, and from 23.11 after every `scontrol
+/// reconfigure`, which re-executes slurmctld, until each slurmd answers; a
+/// node that never answers is set DOWN after SlurmdTimeout). Powered-down and
+/// booting nodes are not counted. While there are any, the agent plans again
+/// every second: a reservation needs the nodes registered.
+std::uint32_t nodes_registering();
+
 /// The yield point and budget of a cycle (easypp_max_job_test, _max_time,
 /// _yield_interval/_yield_sleep): false ends the cycle's scheduling.
 bool cycle_may_continue(CycleEnv& env);

@@ -109,14 +109,14 @@ class FaultServer:
         self.httpd.server_close()
 
 
-@unittest.skipUnless(os.access(IMPORT, os.X_OK), "easypp-import not built")
+@unittest.skipUnless(os.access(IMPORT, os.X_OK), "cannot run here: easypp-import not built")
 class AccountingTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
         why = cluster.accounting_available()
         if why:
-            raise unittest.SkipTest(why)
+            raise unittest.SkipTest("cannot run here: " + why)
         t0 = time.time()
         cls.c = c = cluster.Cluster(scheduler="sched/backfill", nodes=2, cpus=2, rest=True,
                                     scheduler_parameters="sched_interval=2,bf_interval=2")

@@ -54,9 +54,9 @@ def elf_symbol_offset(path, name):
 
 def require_plugin(test):
     if not os.path.exists(PLUGIN_SO):
-        raise unittest.SkipTest("%s not built" % PLUGIN_SO)
+        raise unittest.SkipTest("cannot run here: %s not built" % PLUGIN_SO)
     if os.geteuid() != 0:
-        raise unittest.SkipTest("needs root")
+        raise unittest.SkipTest("cannot run here: needs root")
 
 
 class SharedClusterTest(unittest.TestCase):
@@ -84,7 +84,7 @@ class PluginBinaryTest(unittest.TestCase):
     def setUp(self):
         require_plugin(self)
         if not shutil.which("nm"):
-            self.skipTest("nm (binutils) not installed")
+            self.skipTest("cannot run here: nm (binutils) not installed")
 
     def nm(self, *args):
         return subprocess.run(["nm", "-D"] + list(args), capture_output=True,

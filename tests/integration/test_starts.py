@@ -8,13 +8,19 @@ predicted at its time limit:
     (X1 does not fit, X2 would delay W): their projected starts are after W
     (A's start + 240 s), both (3 CPUs left beside X1), shown by squeue
     --start and easypp-ctl jobs as estimates (not reserved);
-  - with easypp_publish_starts=0 only W keeps a planned start.
+  - with easypp_publish_starts=0 only W keeps a planned start;
+  - slurmctld restarts (as 24.11's `scontrol reconfigure` does) with
+    easypp_interval=60: W is reserved again within seconds, not at the next
+    interval, although the first cycle after the start runs before the nodes
+    registered again (the plugin retries every second while nodes register).
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,7 +40,7 @@ class PublishStartsTest(SharedClusterTest):
     def setUpClass(cls):
         super().setUpClass()
         c = cls.c
-        cls.a = c.submit(wrap="sleep 60", time_min=3, nodes=3, user=U2, name="A")
+        cls.a = c.submit(wrap="sleep 120", time_min=3, nodes=3, user=U2, name="A")
         cls.a_start = c.wait_state(cls.a, "RUNNING", 30)["start"]
         cls.w = c.submit(wrap="sleep 1", time_min=1, nodes=4, user=U3, name="W")
         cls.x1 = c.submit(wrap="sleep 1", time_min=2, nodes=2, user=U4, name="X1")
@@ -83,6 +89,22 @@ class PublishStartsTest(SharedClusterTest):
         self.assertIsNone(c.planned_start(self.x2))
         self.assertIsNotNone(c.wait_for("W's planned start", lambda: c.planned_start(self.w),
                                         timeout=20))
+
+    def test_3_replanned_as_soon_as_nodes_register(self):
+        c = self.c
+        c.set_scheduler_parameters(PARAMS + ",easypp_publish_starts=0,easypp_interval=60",
+                                   reconfigure=False)
+        offset = len(c.ctld_log_text())
+        t0 = time.time()
+        c.restart_slurmctld()
+        rx = re.compile(r"sched/easypp: reservation: JobId=%d partition=batch" % self.w)
+        c.wait_for("W reserved again after the restart",
+                   lambda: rx.search(c.ctld_log_text()[offset:]), timeout=30)
+        log = c.ctld_log_text()[offset:]
+        waits = re.findall(r"cycle: trigger=(\w+) .* registering=(\d+) ", log)
+        sys.stderr.write("\n  reserved again %.1fs after the restart; cycles before: %s\n" % (
+            time.time() - t0, waits[:8]))
+        self.assertLess(time.time() - t0, 30)  # the next interval was 60 s away
 
 
 if __name__ == "__main__":
