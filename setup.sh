@@ -13,11 +13,13 @@
 #                     target for 60 s (make fuzz)
 #   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
 #                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
-#   ./setup.sh deps   only install the Debian packages
+#   ./setup.sh deps   only install the Debian packages (to build and to test)
 #   ./setup.sh build [--slurm 22.05|24.11]
-#                     only install and build, with the plugin for that Slurm
-#                     release (default: this machine's, 22.05); the last line
-#                     printed is the absolute path of the sched_easypp.so built
+#                     only install what building needs (no Slurm daemon, no
+#                     database, no browser: fit for a controller) and build,
+#                     with the plugin for that Slurm release (default: this
+#                     machine's, 22.05); the last line printed is the
+#                     absolute path of the sched_easypp.so built
 #
 # Slurm 22.05 is Debian 12's, Slurm 24.11 Debian 13's. The release of this
 # machine's Debian is built in the repository itself; the other one out of
@@ -34,19 +36,28 @@ repo=$(pwd -P)
 what=${1:-demo}
 [ $# -gt 0 ] && shift
 
-# Build tools, libraries, the Slurm packages (public headers, daemons for the
-# integration tests) and dpkg-dev (to fetch Slurm's source for its internal
-# headers). Never slurm-wlm-emulator: it replaces the real daemons.
-# libcurl (easypp-import talks to slurmrestd); MariaDB, slurmdbd, slurmrestd and
-# the JWT plugin: the accounting integration tests run them on localhost.
-PACKAGES="build-essential autoconf automake libtool pkg-config
-  libjansson-dev libcppunit-dev zlib1g-dev libboost-dev libcurl4-openssl-dev
-  dpkg-dev python3 python3-matplotlib ca-certificates
-  slurmctld slurmd slurm-client munge libslurm-dev
+# What building needs (a controller that only builds the plugin gets these
+# and nothing else): build tools, libraries, Slurm's public headers
+# (libslurm-dev) and dpkg-dev (to fetch Slurm's source for its internal
+# headers); libcurl for easypp-import.
+BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config
+  libjansson-dev zlib1g-dev libboost-dev libcurl4-openssl-dev
+  dpkg-dev python3 ca-certificates libslurm-dev"
+# What only the tests need: CppUnit, matplotlib (easypp-sim --report), the
+# Slurm daemons the integration tests start on localhost (never
+# slurm-wlm-emulator: it replaces the real daemons), MariaDB, slurmdbd,
+# slurmrestd and the JWT plugin for the accounting tests.
+TEST_PACKAGES="libcppunit-dev python3-matplotlib
+  slurmctld slurmd slurm-client munge
   mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
-# The same in a Debian root; Slurm 24.11's upstream source tree (see
-# contrib/fetch-slurm-source.sh) only configures with munge's headers.
-ROOT_PACKAGES="$PACKAGES libmunge-dev"
+case $what in
+  test|deps) PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES" ;;
+  *) PACKAGES="$BUILD_PACKAGES" ;;
+esac
+# The same in a Debian root, which runs the integration suite; Slurm 24.11's
+# upstream source tree (see contrib/fetch-slurm-source.sh) only configures
+# with munge's headers.
+ROOT_PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES libmunge-dev"
 # The tests also load easypp-sim's --report page in a headless browser
 # (on this machine only: the root runs the integration suite).
 if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
@@ -201,9 +212,6 @@ root_build() {
   if [ ! -f Makefile ] || [ src/configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
     # shellcheck disable=SC2086
     ./src/configure $want
-    # The plugin's objects depend on configure options (--enable-debug-checks)
-    # that make cannot see: build them again.
-    make -C plugin clean >/dev/null
   fi
   make -j"$(nproc)"
 }
@@ -235,6 +243,27 @@ step() {
   return $st
 }
 
+# automake's test results that say SKIP (make check, this machine).
+skipped_tests() {
+  find tests contrib -name '*.trs' -exec grep -l '^:test-result: SKIP' {} + 2>/dev/null |
+    sed 's/\.trs$//' | tr '\n' ' '
+}
+
+# Processes this run started and should have stopped: every process
+# carrying this run's EASYPP_RUN_ID (inherited by everything the tests start,
+# here and in the root) outside this script's own session (the harness
+# starts every daemon in a session of its own: slurmctld, slurmd, munged,
+# mariadbd, slurmdbd, slurmrestd and the jobs' processes).
+leftover_daemons() {
+  me=$(ps -o sid= -p $$ | tr -d ' ')
+  ps -e -o pid=,sid= | while read -r pid sid; do
+    [ "$sid" = "$me" ] && continue
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "EASYPP_RUN_ID=$EASYPP_RUN_ID" ||
+      continue
+    echo "  $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+  done
+}
+
 case $what in
   deps) deps "$FUZZ_PACKAGES" ;;
   build)
@@ -255,6 +284,12 @@ case $what in
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
     # This machine's release: everything (make check). Each other supported
     # release: the integration suite, in a root of its Debian release.
+    # Everything is installed and built here: a skipped test fails
+    # (EASYPP_NO_SKIP, also passed into the root).
+    EASYPP_NO_SKIP=1
+    # Marks every process the tests start (leftover_daemons).
+    EASYPP_RUN_ID="setup-$$-$(date +%s)"
+    export EASYPP_NO_SKIP EASYPP_RUN_ID
     failed=""
     t0=$(date +%s)
     EXTRA_PACKAGES=$FUZZ_PACKAGES build --enable-debug-checks
@@ -264,6 +299,11 @@ case $what in
         [ -f "$f" ] && cat "$f"
       done
       failed="Slurm $native (logs: tests/*.log, tests/*/*.log)"
+    fi
+    skipped=$(skipped_tests)
+    if [ -n "$skipped" ]; then
+      echo "setup: skipped, which fails here:" $skipped >&2
+      failed="$failed${failed:+, }skipped tests ($skipped)"
     fi
     echo "setup: Slurm $native: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
     # The unit, CLI, contrib and fuzz-corpus suites again under ASan and
@@ -297,6 +337,12 @@ case $what in
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
     done
+    left=$(leftover_daemons)
+    if [ -n "$left" ]; then
+      echo "setup: processes of the test clusters still running:" >&2
+      echo "$left" >&2
+      failed="$failed${failed:+, }daemons left running"
+    fi
     if [ -n "$failed" ]; then
       echo "setup: tests failed: $failed" >&2
       exit 1

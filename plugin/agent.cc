@@ -81,13 +81,13 @@ PredictionBook::Options book_options() {
   return o;
 }
 
-// Corrections go to the log.
+// Corrections go to the log (DebugFlags=Backfill, like every per-cycle line).
 class CorrectionLog : public PredictionBook::Listener {
  public:
   void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time) override {
     if (why == PlanChange::Corrected)
-      info("sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)", p.handle,
-           long(old_p), long(p.prediction), p.corr.count);
+      log_flag(BACKFILL, "sched/easypp: correction: JobId=%u prediction %ld s -> %ld s (%u)",
+               p.handle, long(old_p), long(p.prediction), p.corr.count);
     else
       debug2("sched/easypp: JobId=%u predicted again: %ld s -> %ld s (history changed)",
              p.handle, long(old_p), long(p.prediction));
@@ -111,11 +111,13 @@ struct State {
   std::uint64_t cycles = 0;
   Totals totals;
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
+  std::map<std::uint32_t, PlannedStart> projected;  // projected starts, last cycle
   std::set<std::uint32_t> het_seen;  // het jobs already announced in the log
   Time next_wake = 0;                // Unix time of the next cycle
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
   std::string last_status_error, last_state_error;
+  bool state_blocked = false;  // the state file could not be read at start: never replace it
 };
 
 State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
@@ -139,22 +141,44 @@ PluginConfig current_config(State& s) {
   return s.config;
 }
 
-// Load the history. A missing file is normal (first start); a corrupt one is
-// reported, kept aside as <file>.bad, and the plugin starts empty.
-void load_history(State& s) {
-  struct stat st;
-  if (stat(s.state_path.c_str(), &st) != 0 && errno == ENOENT) {
-    info("sched/easypp: no state file %s yet, starting with an empty history",
-         s.state_path.c_str());
-    return;
+// easypp_file_mode on the files already there (they are rewritten with it,
+// the state file only when the history changes).
+void apply_mode(State& s, const PluginConfig& cfg) {
+  for (const std::string* path : {&s.state_path, &s.status_path}) {
+    std::string err;
+    if (!apply_file_mode(*path, unsigned(cfg.file_mode), &err))
+      error("sched/easypp: %s", err.c_str());
   }
+}
+
+// Load the history. A missing file is normal (first start); a corrupt one is
+// reported, moved aside (easypp_state.json.bad, never replacing an older
+// .bad: .bad.1, ...), and the plugin starts empty; one that cannot be read
+// (permissions, I/O, not a regular file: a FIFO would block a plain open) is
+// reported and left where it is, for the admin to repair. Never blocks.
+void load_history(State& s, const PluginConfig& cfg) {
   SavedState saved;
   std::string err;
-  if (!load_state(s.state_path, &saved, &err)) {
-    const std::string bad = s.state_path + ".bad";
-    const bool kept = std::rename(s.state_path.c_str(), bad.c_str()) == 0;
-    error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s",
-          err.c_str(), kept ? " (the file is kept as " : "", kept ? (bad + ")").c_str() : "");
+  LoadFailure why = LoadFailure::kNone;
+  if (!load_state(s.state_path, &saved, &err, &why)) {
+    if (why == LoadFailure::kMissing) {
+      info("sched/easypp: no state file %s yet, starting with an empty history",
+           s.state_path.c_str());
+    } else if (why == LoadFailure::kCorrupt) {
+      std::string move_err;
+      const std::string bad = move_aside(s.state_path, &move_err);
+      error("sched/easypp: cannot use the state file: %s; starting with an empty history%s%s%s",
+            err.c_str(), bad.empty() ? " (" : " (the file is kept as ",
+            bad.empty() ? move_err.c_str() : bad.c_str(), ")");
+    } else {
+      // Saving now would replace the history it may hold: not until a restart
+      // finds it readable (or gone).
+      s.state_blocked = true;
+      error("sched/easypp: cannot read the state file: %s; starting with an empty history; the "
+            "file is left in place and the history is not saved until slurmctld restarts with "
+            "it readable or removed",
+            err.c_str());
+    }
     return;
   }
   s.book.restore_history(saved.rings, time(nullptr));
@@ -163,19 +187,20 @@ void load_history(State& s) {
   info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
        s.book.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
        s.state_path.c_str());
+  apply_mode(s, cfg);
 }
 
 // rings: the predictor's snapshot when the caller already took one.
 void save_history(State& s, const PluginConfig& cfg,
                   const std::vector<Predictor::Ring>* rings = nullptr) {
-  if (!cfg.state || !s.book.history_changed()) return;
+  if (!cfg.state || !s.book.history_changed() || s.state_blocked) return;
   SavedState saved;
   saved.last_learned_end = s.watermark;
   saved.learned_jobs = s.book.learned_total();
   saved.window = cfg.sched.predictor.window;
   saved.rings = rings ? *rings : s.book.predictor().snapshot();
   std::string err;
-  if (save_state(s.state_path, saved, &err)) {
+  if (save_state(s.state_path, saved, &err, unsigned(cfg.file_mode))) {
     s.book.clear_history_changed();
     if (!s.last_state_error.empty()) info("sched/easypp: state file written again");
     s.last_state_error.clear();
@@ -244,6 +269,7 @@ void reload_settings(State& s) {
   }
   set_paths(s);
   s.book.configure(c.sched);
+  apply_mode(s, c);
   if (c.describe() != before)
     info("sched/easypp: reconfigured (%s)", c.describe().c_str());
   else
@@ -306,14 +332,16 @@ struct Queues {
 };
 
 // build_job_queue(true, ...) clears the pending jobs' start times: show last
-// cycle's planned starts until this cycle's passes replace them.
+// cycle's planned and projected starts until this cycle's replace them.
 void show_last_planned(const State& s) {
-  for (const auto& kv : s.planned) {
-    job_record_t* job = find_job_record(kv.first);
-    if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
-    job->start_time = kv.second.start;
-    if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
-      job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+  for (const auto* starts : {&s.planned, &s.projected}) {
+    for (const auto& kv : *starts) {
+      job_record_t* job = find_job_record(kv.first);
+      if (job == nullptr || !IS_JOB_PENDING(job) || job->start_time != 0) continue;
+      job->start_time = kv.second.start;
+      if (job->sched_nodes == nullptr && !kv.second.nodes.empty())
+        job->sched_nodes = xstrdup(kv.second.nodes.c_str());
+    }
   }
 }
 
@@ -418,6 +446,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
   SlurmAdapter adapter(cluster, env.plan, env.book, pq.part);
   for (std::uint32_t id : pq.resv_jobs) {
     if (env.tested >= std::uint32_t(env.cfg.max_job_test)) break;
+    ++env.depth;
     adapter.try_start_now(id);
   }
   if (pq.order.empty()) return true;
@@ -434,6 +463,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
   if (r.head_reserved && adapter.reservation() != nullptr)
     adapter.reservation()->room = r.head_room;
   st->reservations += r.reservations;
+  env.depth += r.tested + r.started_in_order + r.reservations;
   return !r.interrupted && !env.interrupted;
 }
 
@@ -491,6 +521,54 @@ void start_het_jobs(CycleEnv& env, SlurmCluster& cluster, const Queues& q) {
   }
 }
 
+// --- 4b. projected starts beyond the heads ------------------------------------------------
+
+// The jobs of the partition holding a reservation of this cycle, held in
+// the projection from their shadow time for their prediction.
+std::set<std::uint32_t> hold_reservations(const CycleEnv& env, const PartQueue& pq,
+                                          StartProjection* proj) {
+  std::set<std::uint32_t> held;
+  for (const Reservation<Bitmap>& r : env.plan.reservations) {
+    if (r.partition != pq.part.name) continue;
+    held.insert(r.job);
+    auto jq = pq.jobs.find(r.job);
+    const JobPlan* p = env.book.find(r.job);
+    if (r.shadow < kNever && jq != pq.jobs.end() && p != nullptr)
+      proj->hold(r.shadow, r.shadow + p->prediction, jq->second.width);
+  }
+  return held;
+}
+
+// squeue --start beyond the head (easypp_publish_starts=N): the first N
+// pending jobs of each partition whose pass got through, in queue order,
+// are placed in a CPU-count projection of the partition (start_projection.h)
+// with their predictions. Estimates: nothing is reserved, and no decision
+// reads them (only pending jobs' start_time is written, after the passes).
+void project_starts(CycleEnv& env, SlurmCluster& cluster, Queues& q,
+                    const std::set<std::string>& finished) {
+  const int n = env.cfg.publish_starts;
+  if (n <= 0) return;
+  const std::int64_t t0 = steady_usec();
+  for (PartQueue& pq : q.parts) {
+    if (!finished.count(pq.part.name) || pq.order.empty()) continue;
+    StartProjection proj = cluster.projection(pq.part);
+    const std::set<std::uint32_t> held = hold_reservations(env, pq, &proj);
+    int k = 0;
+    for (std::uint32_t id : pq.order) {
+      if (k >= n) break;
+      if (!cluster.still_pending(id)) continue;  // started in this cycle
+      ++k;
+      const JobPlan* p = env.book.find(id);
+      if (held.count(id) || p == nullptr) continue;  // a reservation is its start
+      ++env.projected_tried;
+      const Time t = proj.place(pq.jobs[id].width, p->prediction);
+      if (t < kNever)
+        env.projected[id] = PlannedStart{pq.part.name, std::max<time_t>(time_t(t), env.now + 1), ""};
+    }
+  }
+  env.projection_usec = steady_usec() - t0;
+}
+
 // --- 5. planned starts and status ------------------------------------------------------
 
 // Planned starts of last cycle's heads that are heads no more are cleared
@@ -512,11 +590,47 @@ void publish_planned(State& s, CycleEnv& env, const std::set<std::string>& finis
     auto old = s.planned.find(kv.first);
     if (old == s.planned.end() || old->second.start != kv.second.start ||
         old->second.nodes != kv.second.nodes)
-      info("sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) nodes=%s",
-           kv.first, kv.second.partition.c_str(), long(kv.second.start),
-           long(kv.second.start - env.now), kv.second.nodes.c_str());
+      log_flag(BACKFILL, "sched/easypp: reservation: JobId=%u partition=%s start=%ld (in %ld s) "
+               "nodes=%s",
+               kv.first, kv.second.partition.c_str(), long(kv.second.start),
+               long(kv.second.start - env.now), kv.second.nodes.c_str());
   }
   s.planned = env.planned;
+}
+
+// The projected starts into the pending jobs' start_time (squeue --start);
+// last cycle's kept for partitions whose pass did not get through, cleared
+// for the others (a head's own planned start is never touched).
+void publish_projected(State& s, CycleEnv& env, const std::set<std::string>& finished) {
+  for (const auto& kv : s.projected) {
+    if (env.projected.count(kv.first) || env.planned.count(kv.first)) continue;
+    job_record_t* job = find_job_record(kv.first);
+    if (job == nullptr || !IS_JOB_PENDING(job)) continue;
+    if (finished.count(kv.second.partition) == 0)
+      env.projected[kv.first] = kv.second;
+    else if (job->start_time == kv.second.start)
+      job->start_time = 0;
+  }
+  for (const auto& kv : env.projected) {
+    job_record_t* job = find_job_record(kv.first);
+    if (job != nullptr && IS_JOB_PENDING(job) && !env.planned.count(kv.first))
+      job->start_time = kv.second.start;
+  }
+  s.projected = env.projected;
+}
+
+// DebugFlags=BackfillMap: every reservation of the cycle, changed or not,
+// with the nodes it holds and whether the starvation guard protects it.
+void log_map(const CycleEnv& env) {
+  if (!(slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL_MAP)) return;
+  for (const Reservation<Bitmap>& r : env.plan.reservations) {
+    char* nodes = r.nodes ? bitmap2node_name(r.nodes.get()) : nullptr;
+    log_flag(BACKFILL_MAP, "sched/easypp: map: partition=%s JobId=%u shadow=%s nodes=%s%s",
+             r.partition.c_str(), r.job,
+             r.shadow >= kNever ? "never" : std::to_string(long(r.shadow)).c_str(),
+             nodes ? nodes : "(none)", r.guarded ? " guarded (safe backfilling)" : "");
+    xfree(nodes);
+  }
 }
 
 JobStatus status_of(const JobPlan& t, const job_record_t* job, const CycleEnv& env) {
@@ -538,6 +652,8 @@ JobStatus status_of(const JobPlan& t, const job_record_t* job, const CycleEnv& e
     if (p != env.planned.end()) {
       js.start = p->second.start;
       js.reserved = true;
+    } else if ((p = env.projected.find(t.handle)) != env.projected.end()) {
+      js.start = p->second.start;  // a projection (an estimate), not reserved
     }
   } else {
     js.start = job->start_time;
@@ -577,7 +693,7 @@ void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status
   status->last = st;
   status->totals = tot;
   std::string err;
-  if (!write_status(s.status_path, *status, &err)) {
+  if (!write_status(s.status_path, *status, &err, unsigned(cfg.file_mode))) {
     if (err != s.last_status_error)
       error("sched/easypp: cannot write the status file: %s", err.c_str());
     s.last_status_error = err;
@@ -612,6 +728,8 @@ void schedule_next(State& s, const PluginConfig& cfg, Time retry_at) {
 // snapshot in *status. Returns when to retry (0: no retry needed).
 Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status) {
   CycleLocks locks(s.ledger);
+  const DiagActive diag;  // sdiag: a cycle is running
+  const std::int64_t locked = steady_usec();
   reload_settings(s);
   *cfg = current_config(s);
   const time_t now = wall_seconds();
@@ -624,10 +742,13 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   env.now = now;
   env.started_usec = t0;
   env.locked_usec = steady_usec();
+  env.plan.caps = FairCaps{cfg->max_job_user, cfg->max_job_part, cfg->max_job_assoc,
+                           cfg->max_job_user_part};
   SlurmCluster cluster(env);
   Queues q = build_queues(s, now);
   const std::set<std::string> finished = run_passes(env, cluster, q, st);
   start_het_jobs(env, cluster, q);
+  project_starts(env, cluster, q, finished);
 
   st->tested = env.tested;
   st->started_in_order = env.started_in_order;
@@ -636,11 +757,21 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->interrupted = env.interrupted;
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
+  st->capped = env.plan.tried.skipped;
+  st->projected = std::uint32_t(env.projected.size());
+  st->projection_usec = env.projection_usec;
   publish_planned(s, env, finished);
+  publish_projected(s, env, finished);
+  log_map(env);
   collect_status(env, status);
+  diag_cycle_end(env, st->pending, st->reservations, steady_usec() - locked - env.slept_usec);
   swap.restore();
   const bool budget = env.interrupt_reason == "max_job_test" || env.interrupt_reason == "max_time";
-  return env.plan.retry_soon || (env.interrupted && !budget) ? now + 1 : 0;
+  // Nodes still registering (slurmctld just started or, 23.11+, reconfigured):
+  // plan again in a second rather than at the next interval.
+  st->registering = st->pending > 0 ? nodes_registering() : 0;
+  return env.plan.retry_soon || (env.interrupted && !budget) || st->registering > 0 ? now + 1
+                                                                                    : 0;
 }  // true end_times back (swap), checked, unlocked (locks)
 
 void run_cycle(State& s, const std::string& trigger) {
@@ -653,13 +784,15 @@ void run_cycle(State& s, const std::string& trigger) {
   st.seconds = double(steady_usec() - t0) / 1e6;
   write_files(s, cfg, st, &status);
   schedule_next(s, cfg, retry_at);
-  debug("sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
-        "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-        "yields=%u time=%ldus%s",
-        st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
-        st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
-        st.het_undone, st.reservations, st.corrections, st.learned, st.yields,
-        long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
+  log_flag(BACKFILL,
+           "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
+           "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
+           "capped=%u projected=%u(%ldus) registering=%u yields=%u time=%ldus%s",
+           st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
+           st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
+           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
+           long(st.projection_usec), st.registering, st.yields,
+           long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
@@ -675,7 +808,7 @@ extern "C" int easypp_core_init(char* desc, size_t desc_len) {
     }
     s.book.configure(c.sched);
     set_paths(s);
-    if (c.state) load_history(s);
+    if (c.state) load_history(s, c);
     if (het_fault_injection())
       info("sched/easypp: debug: EASYPP_DEBUG_HET_FAIL is set: the last component of every "
            "heterogeneous job will fail to start (tests the undo of partial starts)");
@@ -733,7 +866,7 @@ extern "C" void easypp_core_cycle(void) {
   try {
     std::string trigger = s.reload.load() ? "reconfigure" : s.next_trigger;
     if (trigger == "correction" && s.next_job != 0)
-      debug("sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
+      log_flag(BACKFILL, "sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
     // Should the cycle fail half-way, the next one still waits an interval.
     s.next_wake = time(nullptr) + current_config(s).interval;
     s.next_trigger = "interval";

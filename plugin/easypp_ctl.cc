@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "easypp/prediction_book.h"
+#include "plugin_check.h"
 #include "plugin_config.h"
 #include "plugin_state.h"
 #include "text_escape.h"
@@ -49,6 +50,12 @@ namespace ps = easypp::plugin;
 namespace {
 
 const char* kDefaultDir = "/var/spool/slurmctld";
+#ifndef EASYPP_SLURM_PLUGINDIR
+#define EASYPP_SLURM_PLUGINDIR "/usr/lib/x86_64-linux-gnu/slurm-wlm"
+#endif
+// Where `make install` put the plugin, and the slurmctld to compare it with.
+const char* kDefaultPlugin = EASYPP_SLURM_PLUGINDIR "/sched_easypp.so";
+const char* kDefaultSlurmctld = "/usr/sbin/slurmctld";
 constexpr int kScontrolTimeout = 5;  // seconds
 
 const char* kHelp = R"(Usage: easypp-ctl [--dir DIR] [--json] [COMMAND [ARGS]]
@@ -73,6 +80,13 @@ Commands:
                           defaults to that of the user's most recent job
   state [--file F]        read and validate the state file (exit 0 if valid,
                           1 with the error if missing or corrupt)
+  check [--plugin SO] [--slurm-version X.Y.Z]
+                          will slurmctld load the installed plugin? Compares
+                          its plugin_version with the installed slurmctld's
+                          release (slurmctld -V), or with X.Y.Z before an
+                          upgrade to it: Slurm refuses a plugin built for any
+                          other release, point releases included (exit 0 if
+                          it loads, 1 if it must be rebuilt)
 
 Options:
   -d, --dir DIR           StateSaveLocation (default: from 'scontrol show
@@ -87,10 +101,15 @@ Options:
                           1d2h, 1:30:00, 1-00:00:00; a plain number is seconds)
   -f, --file F            state: the state file to check (default:
                           DIR/easypp_state.json)
+  -P, --plugin SO         check: the plugin file (default:
+                          )" EASYPP_SLURM_PLUGINDIR R"(/sched_easypp.so)
+  -s, --slurm-version V   check: compare with Slurm V (X.Y.Z) instead of the
+                          installed slurmctld
   -h, --help              this help
   -V, --version           version
 
-Exit status: 0 success, 1 a missing or corrupt file, 2 a usage error.
+Exit status: 0 success, 1 a missing or corrupt file (check: a plugin that
+must be rebuilt), 2 a usage error.
 )";
 
 // --- errors --------------------------------------------------------------------
@@ -268,11 +287,13 @@ std::string find_in_path(const char* prog) {
   return "";
 }
 
-// Output of `scontrol show config`, or nullopt if scontrol is missing, fails,
-// or does not answer within the timeout (then its process group is killed).
-std::optional<std::string> run_scontrol() {
-  const std::string prog = find_in_path("scontrol");
-  if (prog.empty()) return std::nullopt;
+// Standard output of `prog arg` (found in PATH unless it contains a '/'), or
+// nullopt if it is missing, fails, or does not answer within the timeout
+// (then its process group is killed).
+std::optional<std::string> run_capture(const std::string& name, const char* arg1,
+                                       const char* arg2 = nullptr) {
+  const std::string prog = name.find('/') != std::string::npos ? name : find_in_path(name.c_str());
+  if (prog.empty() || access(prog.c_str(), X_OK) != 0) return std::nullopt;
   int fds[2];
   if (pipe(fds) != 0) return std::nullopt;
   const pid_t pid = fork();
@@ -291,7 +312,7 @@ std::optional<std::string> run_scontrol() {
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    execl(prog.c_str(), "scontrol", "show", "config", (char*)nullptr);
+    execl(prog.c_str(), prog.c_str(), arg1, arg2, (char*)nullptr);
     _exit(127);
   }
   setpgid(pid, pid);  // as the child does: no race on who runs first
@@ -346,7 +367,7 @@ std::optional<std::string> run_scontrol() {
 }
 
 std::string state_save_location() {
-  const std::optional<std::string> out = run_scontrol();
+  const std::optional<std::string> out = run_capture("scontrol", "show", "config");
   if (!out) return kDefaultDir;
   std::size_t i = 0;
   while (i < out->size()) {
@@ -371,9 +392,74 @@ struct Options {
   std::string command = "status";
   std::string dir;  // empty: ask scontrol
   bool json = false;
-  std::optional<std::string> user, partition, file, user_arg;
+  std::optional<std::string> user, partition, file, user_arg, plugin, slurm_version;
   std::optional<Time> estimate;
 };
+
+// Options that take a value: short and long name, the command they belong
+// to (nullptr: every command), and how the value is stored.
+struct ValueOption {
+  const char* short_name;
+  const char* long_name;
+  const char* command;
+  void (*set)(Options&, const std::string&);
+};
+
+const ValueOption kValueOptions[] = {
+    {"-d", "--dir", nullptr,
+     [](Options& o, const std::string& v) {
+       if (v.empty()) usage("--dir needs a directory");
+       o.dir = v;
+     }},
+    {"-u", "--user", "jobs",
+     [](Options& o, const std::string& v) {
+       if (v.empty()) usage("--user needs a user name or uid");
+       o.user = v;
+     }},
+    {"-p", "--partition", "jobs",
+     [](Options& o, const std::string& v) {
+       if (v.empty()) usage("--partition needs a partition name");
+       o.partition = v;
+     }},
+    {"-f", "--file", "state",
+     [](Options& o, const std::string& v) {
+       if (v.empty()) usage("--file needs a file name");
+       o.file = v;
+     }},
+    {"-e", "--estimate", "users",
+     [](Options& o, const std::string& v) {
+       o.estimate = parse_duration(v);
+       if (!o.estimate || *o.estimate <= 0 || *o.estimate > (Time(1) << 40))
+         usage("--estimate '" + v + "' is not a positive duration (3600, 90m, 2h, 1:30:00)");
+     }},
+    {"-P", "--plugin", "check",
+     [](Options& o, const std::string& v) {
+       if (v.empty()) usage("--plugin needs a file name");
+       o.plugin = v;
+     }},
+    {"-s", "--slurm-version", "check",
+     [](Options& o, const std::string& v) {
+       if (!ps::parse_slurm_version(v)) usage("--slurm-version '" + v + "' is not X.Y.Z (22.05.9)");
+       o.slurm_version = v;
+     }},
+};
+
+// The command and its operands; options given to the wrong command refused.
+void check_operands(Options& o, const std::vector<std::string>& operands,
+                    const std::set<std::string>& given) {
+  if (!operands.empty()) o.command = operands[0];
+  static const std::set<std::string> commands = {"status", "jobs", "users", "state", "check"};
+  if (!commands.count(o.command))
+    usage("unknown command '" + o.command + "' (status, jobs, users, state or check)");
+  const std::size_t max_operands = o.command == "users" ? 2 : 1;
+  if (operands.size() > max_operands)
+    usage("unexpected argument '" + operands[max_operands] + "' for " + o.command);
+  if (o.command == "users" && operands.size() == 2) o.user_arg = operands[1];
+  for (const ValueOption& v : kValueOptions)
+    if (v.command && given.count(v.long_name) && o.command != v.command)
+      usage(std::string(v.long_name) + " applies to '" + v.command + "', not to '" + o.command +
+            "'");
+}
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -389,67 +475,31 @@ Options parse_args(int argc, char** argv) {
         a = a.substr(0, eq);
       }
     }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= argc) usage("option " + a + " needs a value");
-      return argv[++i];
-    };
-    auto once = [&](const std::string& name) {
-      if (!seen.insert(name).second) usage("option " + name + " given twice");
-    };
     if (a == "-h" || a == "--help") {
       std::fputs(kHelp, stdout);
       throw Exit{0};
     } else if (a == "-V" || a == "--version") {
       std::printf("easypp-ctl (easypp) %s\n", EASYPP_VERSION);
       throw Exit{0};
-    } else if (a == "-d" || a == "--dir") {
-      once("--dir");
-      o.dir = value();
-      if (o.dir.empty()) usage("--dir needs a directory");
     } else if (a == "-j" || a == "--json") {
       if (inline_value) usage("--json takes no value");
       o.json = true;
-    } else if (a == "-u" || a == "--user") {
-      once("--user");
-      o.user = value();
-      if (o.user->empty()) usage("--user needs a user name or uid");
-    } else if (a == "-p" || a == "--partition") {
-      once("--partition");
-      o.partition = value();
-      if (o.partition->empty()) usage("--partition needs a partition name");
-    } else if (a == "-f" || a == "--file") {
-      once("--file");
-      o.file = value();
-      if (o.file->empty()) usage("--file needs a file name");
-    } else if (a == "-e" || a == "--estimate") {
-      once("--estimate");
-      const std::string v = value();
-      o.estimate = parse_duration(v);
-      if (!o.estimate || *o.estimate <= 0 || *o.estimate > (Time(1) << 40))
-        usage("--estimate '" + v + "' is not a positive duration (3600, 90m, 2h, 1:30:00)");
+      continue;
+    }
+    const ValueOption* opt = nullptr;
+    for (const ValueOption& v : kValueOptions)
+      if (a == v.short_name || a == v.long_name) opt = &v;
+    if (opt != nullptr) {
+      if (!seen.insert(opt->long_name).second) usage("option " + std::string(opt->long_name) + " given twice");
+      if (!inline_value && i + 1 >= argc) usage("option " + a + " needs a value");
+      opt->set(o, inline_value ? *inline_value : std::string(argv[++i]));
     } else if (a.size() > 1 && a[0] == '-') {
       usage("unknown option '" + a + "'");
     } else {
       operands.push_back(a);
     }
   }
-  if (!operands.empty()) o.command = operands[0];
-  static const std::set<std::string> commands = {"status", "jobs", "users", "state"};
-  if (!commands.count(o.command))
-    usage("unknown command '" + o.command + "' (status, jobs, users or state)");
-  const std::size_t max_operands = o.command == "users" ? 2 : 1;
-  if (operands.size() > max_operands)
-    usage("unexpected argument '" + operands[max_operands] + "' for " + o.command);
-  if (o.command == "users" && operands.size() == 2) o.user_arg = operands[1];
-  auto only = [&](bool given, const char* opt, const char* cmd) {
-    if (given && o.command != cmd)
-      usage(std::string(opt) + " applies to '" + cmd + "', not to '" + o.command + "'");
-  };
-  only(o.user.has_value(), "--user", "jobs");
-  only(o.partition.has_value(), "--partition", "jobs");
-  only(o.estimate.has_value(), "--estimate", "users");
-  only(o.file.has_value(), "--file", "state");
+  check_operands(o, operands, seen);
   return o;
 }
 
@@ -463,9 +513,9 @@ std::string join_path(const std::string& dir, const char* name) {
 ps::Status read_status_or_die(const std::string& path) {
   ps::Status s;
   std::string err;
-  bool missing = false;
-  if (!ps::read_status(path, &s, &err, &missing)) {
-    if (missing)
+  ps::LoadFailure why = ps::LoadFailure::kNone;
+  if (!ps::read_status(path, &s, &err, &why)) {
+    if (why == ps::LoadFailure::kMissing)
       die(1, err + "; is SchedulerType=sched/easypp running? (--dir sets StateSaveLocation)");
     die(1, err);
   }
@@ -607,13 +657,14 @@ int cmd_jobs(const Options& o, const std::string& dir) {
     const bool run = j.state != "PENDING";  // RUNNING or SUSPENDED
     const std::string id = j.array.empty() ? std::to_string(j.job_id) : j.array;
     // Running: the actual start and the predicted end. Pending: the planned
-    // start and end, if the plan has one.
+    // start and end, if the plan has one: the head's reservation, or beyond
+    // the head a projection (easypp_publish_starts), an estimate.
     const std::string start = j.start > 0 ? date(j.start) : (run ? "-" : "(none)");
     const std::string end = j.start > 0 ? date(j.start + j.prediction) : "-";
     t.add({id, user_name(j.user, j.user_name), j.partition.empty() ? "-" : j.partition,
            j.state.empty() ? "-" : j.state, duration(j.estimate), duration(j.prediction),
            j.from_history ? "history" : "fallback", std::to_string(j.corrections), start, end,
-           j.reserved ? "yes" : ""});
+           j.reserved ? "yes" : (!run && j.start > 0 ? "no (estimate)" : "")});
   }
   if (n == 0) {
     std::printf("no %sjobs\n", o.user || o.partition ? "matching " : "pending or running ");
@@ -667,13 +718,13 @@ class UsersCommand {
     const std::string status_path = join_path(dir, ps::kStatusFileName);
     const std::string state_path = join_path(dir, ps::kStateFileName);
     std::string err, err2;
-    bool missing = false;
+    ps::LoadFailure why = ps::LoadFailure::kNone;
     const bool have_state = ps::load_state(state_path, &saved_, &err2);
-    if (ps::read_status(status_path, &st_, &err, &missing)) {
+    if (ps::read_status(status_path, &st_, &err, &why)) {
       rings_ = st_.history;
       status_ = &st_;
       source_ = status_path;
-    } else if (missing && have_state) {
+    } else if (why == ps::LoadFailure::kMissing && have_state) {
       rings_ = saved_.rings;
       source_ = state_path;
     } else {
@@ -822,8 +873,7 @@ int cmd_state(const Options& o, const std::string& dir) {
   const std::string path = o.file ? *o.file : join_path(dir, ps::kStateFileName);
   ps::SavedState s;
   std::string err;
-  bool missing = false;
-  if (!ps::load_state(path, &s, &err, &missing)) die(1, err);
+  if (!ps::load_state(path, &s, &err)) die(1, err);
   if (o.json) {  // from the validated state, never a second read
     print_text(ps::state_to_json(s, s.written));
     return 0;
@@ -844,6 +894,43 @@ int cmd_state(const Options& o, const std::string& dir) {
   return 0;
 }
 
+// Would slurmctld load the installed plugin? (plugin_check.h) The plugin's
+// plugin_version against `slurmctld -V` of the installed slurmctld, or
+// against --slurm-version (the release about to be installed).
+int cmd_check(const Options& o) {
+  const std::string so = o.plugin ? *o.plugin : kDefaultPlugin;
+  std::uint32_t plugin = 0;
+  std::string err;
+  if (!ps::read_plugin_version(so, &plugin, &err)) die(1, err);
+  std::uint32_t slurm = 0;
+  std::string against;
+  if (o.slurm_version) {
+    slurm = *ps::parse_slurm_version(*o.slurm_version);
+    against = "Slurm " + ps::slurm_version_text(slurm) + " (--slurm-version)";
+  } else {
+    const std::optional<std::string> out = run_capture(kDefaultSlurmctld, "-V");
+    const std::optional<std::uint32_t> v = out ? ps::parse_slurm_version(*out) : std::nullopt;
+    if (!v)
+      die(1, std::string("cannot tell the version of ") + kDefaultSlurmctld +
+                 " (`slurmctld -V` failed): give it with --slurm-version X.Y.Z");
+    slurm = *v;
+    against = std::string(kDefaultSlurmctld) + " (Slurm " + ps::slurm_version_text(slurm) + ")";
+  }
+  const std::string built = ps::slurm_version_text(plugin);
+  std::printf("plugin     %s: built for Slurm %s\n", so.c_str(), built.c_str());
+  std::printf("slurmctld  %s\n", against.c_str());
+  if (ps::slurm_loads(plugin, slurm)) {
+    std::printf("OK: slurmctld %s loads this plugin\n", ps::slurm_version_text(slurm).c_str());
+    return 0;
+  }
+  std::printf("MISMATCH: slurmctld %s refuses a plugin built for Slurm %s (Slurm compares the "
+              "major, minor and micro release): rebuild it against Slurm %s and install it "
+              "before slurmctld restarts (docs/admin-guide.md, \"Upgrading Slurm\")\n",
+              ps::slurm_version_text(slurm).c_str(), built.c_str(),
+              ps::slurm_version_text(slurm).c_str());
+  return 1;
+}
+
 }  // namespace
 
 // fuzz/fuzz_ctl.cc includes this file with EASYPP_CTL_NO_MAIN to drive the
@@ -853,6 +940,7 @@ int main(int argc, char** argv) {
   try {
     const Options o = parse_args(argc, argv);
     // `state --file F` needs no directory (and no scontrol).
+    if (o.command == "check") return cmd_check(o);
     const bool need_dir = !(o.command == "state" && o.file);
     const std::string dir = !o.dir.empty() ? o.dir : need_dir ? state_save_location() : "";
     if (o.command == "status") return cmd_status(o, dir);

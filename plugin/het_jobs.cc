@@ -147,7 +147,7 @@ HetStart start_components(CycleEnv& env, SlurmCluster& cluster, const HetCandida
              job_str(job).c_str());
         bit_clear_all(t.avail.get());
       }
-      rc = cluster.start_job(job, t.avail.get());  // true end_times back for select_nodes()
+      rc = cluster.start_job(job, t.avail.get(), true);  // true end_times back for select_nodes()
     }
     if (rc == SLURM_SUCCESS) {
       started->push_back(job->job_id);
@@ -196,6 +196,7 @@ HetStart start_het_job(CycleEnv& env, SlurmCluster& cluster, const HetCandidate&
          plan.size(), long(p ? p->prediction : h.prediction), job->time_limit);
   }
   ++env.het_started;
+  env.het_components += std::uint32_t(plan.size());
   info("sched/easypp: heterogeneous JobId=%u: all %zu components started (prediction %ld s)",
        h.het_job_id, plan.size(), long(h.prediction));
   return HetStart::kStarted;

@@ -19,6 +19,13 @@
 //    backend question). The reserved nodes R prefer the nodes those jobs
 //    release over nodes free now, so "free now and not in R" is the paper's
 //    extra processors when nodes are identical.
+//  - fairness caps (easypp_max_job_user, _part, _assoc, _user_part, like
+//    sched/backfill's bf_max_job_*): backfill() refuses, untested, a job
+//    whose user (partition, association, user in this partition) already
+//    had that many backfill candidates tried in this cycle, so one user's
+//    flood of short jobs, first in SJBF order, cannot spend the whole budget
+//    (easypp_max_job_test). Counted per cycle over every partition's pass;
+//    heads and in-order starts are never capped.
 //
 // Backend requirements (Cluster):
 //   types     Nodes (a node set; movable, default-constructible as "none"),
@@ -41,6 +48,7 @@
 //             bool still_pending(JobHandle) const;
 //             void account_start(JobHandle started, std::vector<std::int64_t>* idle) const;
 //   cycle     bool may_continue(); void count_test();
+//             JobOwner job_owner(JobHandle) const;  (the fairness caps' keys)
 //             void publish(JobHandle head, const std::string& partition, Time shadow,
 //                          const Nodes& reserved);   (the planned start users see)
 #pragma once
@@ -48,6 +56,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,6 +88,27 @@ struct Started {
   bool more = false;   ///< an array's meta record with tasks left to try
 };
 
+/// Who a job belongs to, for the fairness caps.
+struct JobOwner {
+  std::uint32_t user = 0;
+  std::uint32_t assoc = 0;  ///< 0: no association (no accounting): no assoc cap
+};
+
+/// Caps on backfill candidates tried per cycle (0: none).
+struct FairCaps {
+  int user = 0, part = 0, assoc = 0, user_part = 0;
+  bool any() const { return user > 0 || part > 0 || assoc > 0 || user_part > 0; }
+};
+
+/// Backfill candidates tried in this cycle, by user, partition,
+/// association and user in a partition; and those skipped by a cap.
+struct CapCounts {
+  std::map<std::uint32_t, int> user, assoc;
+  std::map<std::string, int> part;
+  std::map<std::pair<std::uint32_t, std::string>, int> user_part;
+  std::uint32_t skipped = 0;
+};
+
 /// A partition head's reservation in this cycle.
 template <class Nodes>
 struct Reservation {
@@ -99,6 +129,8 @@ struct CyclePlan {
   std::deque<Reservation<Nodes>> reservations;  // stable addresses
   std::vector<std::int64_t> idle;
   bool retry_soon = false;
+  FairCaps caps;
+  CapCounts tried;
 };
 
 template <class Cluster>
@@ -119,6 +151,7 @@ class NodeAdapter {
   bool start_now(JobHandle h, Time end_bound) { return test_and_start(h, end_bound, false, false); }
 
   bool backfill(JobHandle h, Time end_bound) {
+    if (!admit(h)) return false;
     const bool beyond = res_ != nullptr && end_bound > res_->shadow;
     return test_and_start(h, end_bound, beyond, true);
   }
@@ -169,6 +202,28 @@ class NodeAdapter {
   }
 
  private:
+  // The fairness caps: false (the job skipped, not tested) once one of its
+  // counts reached its cap in this cycle; else the job is counted.
+  bool admit(JobHandle h) {
+    const FairCaps& k = plan_.caps;
+    if (!k.any()) return true;
+    const JobOwner o = c_.job_owner(h);
+    CapCounts& t = plan_.tried;
+    int& user = t.user[o.user];
+    int& part = t.part[name_];
+    int& user_part = t.user_part[{o.user, name_}];
+    int none = 0;
+    int& assoc = o.assoc != 0 ? t.assoc[o.assoc] : none;
+    if ((k.user > 0 && user >= k.user) || (k.part > 0 && part >= k.part) ||
+        (k.assoc > 0 && o.assoc != 0 && assoc >= k.assoc) ||
+        (k.user_part > 0 && user_part >= k.user_part)) {
+      ++t.skipped;
+      return false;
+    }
+    ++user, ++part, ++user_part, ++assoc;
+    return true;
+  }
+
   bool test_and_start(JobHandle h, Time end_bound, bool include_own, bool backfilled) {
     c_.count_test();
     const JobPlan* p = book_.find(h);

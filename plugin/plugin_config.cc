@@ -1,5 +1,6 @@
 #include "plugin_config.h"
 
+#include <cstdio>
 #include <string>
 
 #include "easypp/parse.h"
@@ -52,6 +53,26 @@ std::string render_core(const PluginConfig& c) {
   return knob_value(c.sched, Knob);
 }
 
+// easypp_file_mode: octal permission bits, owner read-write, group and others
+// at most read (0600, 0640, 0604, 0644).
+std::string apply_file_mode(PluginConfig& c, std::string_view v) {
+  const char* want = "0600, 0640 or 0644 (octal; the owner reads and writes, others may read)";
+  if (v.empty() || v.size() > 4) return want;
+  int m = 0;
+  for (char ch : v) {
+    if (ch < '0' || ch > '7') return want;
+    m = m * 8 + (ch - '0');
+  }
+  if ((m & 0600) != 0600 || (m & ~0644) != 0) return want;
+  c.file_mode = m;
+  return {};
+}
+std::string render_file_mode(const PluginConfig& c) {
+  char b[8];
+  std::snprintf(b, sizeof b, "%04o", unsigned(c.file_mode) & 0777u);
+  return b;
+}
+
 constexpr char kPlan[] = "plan", kPredictor[] = "predictor", kWindow[] = "window",
                kMetric[] = "metric", kEwmaAlpha[] = "ewma-alpha",
                kHistory[] = "history-type", kFullness[] = "fullness", kFallback[] = "fallback",
@@ -93,6 +114,16 @@ const Setting kSettings[] = {
      render_int<&PluginConfig::max_job_test>, ""},
     {"easypp_max_time", apply_int<&PluginConfig::max_time, 1, 3600>,
      render_int<&PluginConfig::max_time>, "s"},
+    {"easypp_max_job_user", apply_int<&PluginConfig::max_job_user, 0, 1000000>,
+     render_int<&PluginConfig::max_job_user>, ""},
+    {"easypp_max_job_part", apply_int<&PluginConfig::max_job_part, 0, 1000000>,
+     render_int<&PluginConfig::max_job_part>, ""},
+    {"easypp_max_job_assoc", apply_int<&PluginConfig::max_job_assoc, 0, 1000000>,
+     render_int<&PluginConfig::max_job_assoc>, ""},
+    {"easypp_max_job_user_part", apply_int<&PluginConfig::max_job_user_part, 0, 1000000>,
+     render_int<&PluginConfig::max_job_user_part>, ""},
+    {"easypp_publish_starts", apply_int<&PluginConfig::publish_starts, 0, 100000>,
+     render_int<&PluginConfig::publish_starts>, ""},
     {"easypp_yield_interval", apply_int<&PluginConfig::yield_interval_usec, 1000, 10000000>,
      render_int<&PluginConfig::yield_interval_usec>, "us"},
     {"easypp_yield_sleep", apply_int<&PluginConfig::yield_sleep_usec, 1000, 10000000>,
@@ -102,6 +133,7 @@ const Setting kSettings[] = {
        return parse_bool(v, &c.state) ? "" : "on or off";
      },
      [](const PluginConfig& c) -> std::string { return c.state ? "on" : "off"; }, ""},
+    {"easypp_file_mode", apply_file_mode, render_file_mode, ""},
 };
 
 const Setting* find_setting(std::string_view key) {
@@ -159,8 +191,9 @@ std::vector<std::string> known_keys() {
 }
 
 const std::vector<std::string>& slurm_keys() {
-  // grep -rn 'xstrcasestr\|strstr' over sched_params in Slurm 22.05.8's src/
-  // (slurmctld, sched/backfill, sched/builtin, select/*, preempt/*, power/*).
+  // grep -rn 'xstrcasestr\|strstr' over sched_params in Slurm 22.05.8's and
+  // 24.11.5's src/ (slurmctld, sched/backfill, sched/builtin, select/*,
+  // preempt/*, power/*), the union of both.
   static const std::vector<std::string> keys = {
       "allow_zero_lic", "assoc_limit_stop", "balance_interval=", "batch_sched_delay=",
       "bb_array_stage_cnt=", "bf_busy_nodes", "bf_continue", "bf_hetjob_immediate",
@@ -182,6 +215,9 @@ const std::vector<std::string>& slurm_keys() {
       "sched_max_job_start=", "sched_min_interval=", "set_timeout=", "set_watts=",
       "spec_cores_first", "step_retry_count=", "step_retry_time=", "upper_threshold=",
       "whole_hetjob", "whole_pack",
+      // 24.11's own
+      "bf_allow_magnetic_slot", "bf_topopt_enable", "bf_topopt_iterations=", "defer_batch",
+      "extra_constraints", "max_submit_line_size=", "time_min_as_soft_limit",
       // sched/builtin's own key; harmless under sched/easypp (builtin is not
       // loaded), but easypp_interval/easypp_yield_interval contain it, so the
       // check allows exactly this one.

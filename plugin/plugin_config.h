@@ -16,8 +16,8 @@
 //
 // Slurm reads SchedulerParameters by substring search (xstrcasestr), so no
 // easypp key may contain a key Slurm looks for (e.g. "easypp_bf_window="
-// would also set bf_window). slurm_keys() lists the keys Slurm 22.05 greps
-// for; the unit tests check every easypp key against it.
+// would also set bf_window). slurm_keys() lists the keys Slurm 22.05 and
+// 24.11 grep for; the unit tests check every easypp key against it.
 #pragma once
 
 #include <string>
@@ -44,8 +44,26 @@ struct PluginConfig {
   int yield_interval_usec = 2000000;
   /// ... for this long (easypp_yield_sleep, microseconds, like bf_yield_sleep).
   int yield_sleep_usec = 500000;
+  /// Fairness caps on backfill candidates, per cycle, like sched/backfill's
+  /// bf_max_job_user, bf_max_job_part, bf_max_job_assoc and
+  /// bf_max_job_user_part: once this many of a user's (a partition's, an
+  /// association's, a user's in one partition) jobs were tried for backfill
+  /// in a cycle, its other jobs are skipped until the next cycle (0: no cap).
+  /// Heads (reservations) and in-order starts are never capped.
+  int max_job_user = 0;
+  int max_job_part = 0;
+  int max_job_assoc = 0;
+  int max_job_user_part = 0;
+  /// Planned starts published for squeue --start beyond each partition's
+  /// head: the first N pending jobs of each partition get a projected start
+  /// (easypp_publish_starts, 0: heads only). Estimates: nothing is reserved.
+  int publish_starts = 100;
   /// Persist the learned history in StateSaveLocation (easypp_state=on|off).
   bool state = true;
+  /// Permission bits of the state and status files (easypp_file_mode, octal):
+  /// 0600 (SlurmUser and root) by default; 0640 or 0644 open them to
+  /// SlurmUser's group or to everyone. Never writable or executable by others.
+  int file_mode = 0600;
 
   /// The policy and predictor (preset site plus the easypp_* knobs).
   SchedulerConfig sched = default_scheduler();
@@ -87,7 +105,7 @@ ParsedConfig apply_settings(const std::vector<std::pair<std::string, std::string
 /// Every easypp_* key understood (without "=").
 std::vector<std::string> known_keys();
 
-/// The SchedulerParameters keys Slurm 22.05 itself searches for (as Slurm
+/// The SchedulerParameters keys Slurm 22.05 and 24.11 themselves search for (as Slurm
 /// spells them, some with a trailing '='), for the substring check.
 const std::vector<std::string>& slurm_keys();
 

@@ -376,7 +376,7 @@ bool write_atomic(const std::string& path, const std::string& data, mode_t mode,
     *error = path + ": " + what + " " + tmp + ": " + errno_text(e);
     return false;
   };
-  // Exactly `mode`, whatever the umask (the status file is for every admin).
+  // Exactly `mode`, whatever the umask (easypp_file_mode may open the files).
   if (fchmod(fd, mode) != 0) return fail("cannot set the mode of");
   const char* p = data.data();
   std::size_t left = data.size();
@@ -419,14 +419,22 @@ bool write_atomic(const std::string& path, const std::string& data, mode_t mode,
 
 // --- reading ------------------------------------------------------------------
 
-// Reads the whole file. `missing` is set for ENOENT.
-bool read_file(const std::string& path, std::string* data, bool* missing, std::string* error) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// Reads the whole file; *failure says why not (kMissing, kUnreadable, or
+// kCorrupt for a file too large to be one of ours). Opened with O_NONBLOCK
+// so that a FIFO in the file's place cannot block the caller (slurmctld's
+// start-up, easypp-ctl): it is refused by the fstat() that follows.
+bool read_file(const std::string& path, std::string* data, LoadFailure* failure,
+               std::string* error) {
+  *failure = LoadFailure::kUnreadable;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     const int e = errno;
-    if (e == ENOENT && missing) *missing = true;
+    if (e == ENOENT) *failure = LoadFailure::kMissing;
     *error = path + ": " + (e == ENOENT ? "no such file" : "cannot open") + " (" +
              errno_text(e) + ")";
+    if (e == EACCES || e == EPERM)
+      *error += "; the file is readable by SlurmUser and root only unless easypp_file_mode "
+                "opens it";
     return false;
   }
   struct stat st;
@@ -441,8 +449,11 @@ bool read_file(const std::string& path, std::string* data, bool* missing, std::s
     *error = path + ": not a regular file";
     return false;
   }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   if (std::uint64_t(st.st_size) > kMaxFileBytes) {
     close(fd);
+    *failure = LoadFailure::kCorrupt;
     *error = path + ": " + std::to_string(st.st_size) + " bytes, larger than the " +
              std::to_string(kMaxFileBytes >> 20) + " MiB limit";
     return false;
@@ -462,12 +473,14 @@ bool read_file(const std::string& path, std::string* data, bool* missing, std::s
     if (n == 0) break;
     if (data->size() + std::size_t(n) > kMaxFileBytes) {  // grew while reading
       close(fd);
+      *failure = LoadFailure::kCorrupt;
       *error = path + ": larger than the " + std::to_string(kMaxFileBytes >> 20) + " MiB limit";
       return false;
     }
     data->append(buf, std::size_t(n));
   }
   close(fd);
+  *failure = LoadFailure::kNone;
   return true;
 }
 
@@ -645,10 +658,13 @@ bool parse_rings(Fields& f, json_t* arr, const std::string& name,
 }
 
 // Reads, depth-checks and parses `path`; checks the root is an object of
-// format_version `version`. *why gets the part of the message after the path.
-JsonPtr load_root(const std::string& path, int version, bool* missing, std::string* error) {
+// format_version `version`. *failure: why it failed (kCorrupt once the file
+// was read).
+JsonPtr load_root(const std::string& path, int version, LoadFailure* failure,
+                  std::string* error) {
   std::string text;
-  if (!read_file(path, &text, missing, error)) return nullptr;
+  if (!read_file(path, &text, failure, error)) return nullptr;
+  *failure = LoadFailure::kCorrupt;
   std::string why;
   if (text.empty()) {
     *error = path + ": empty file";
@@ -681,6 +697,7 @@ JsonPtr load_root(const std::string& path, int version, bool* missing, std::stri
              std::to_string(version) + ")";
     return nullptr;
   }
+  *failure = LoadFailure::kNone;
   return root;
 }
 
@@ -800,14 +817,19 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
 
 }  // namespace
 
-bool load_state(const std::string& path, SavedState* out, std::string* error, bool* missing) {
-  if (missing) *missing = false;
+bool load_state(const std::string& path, SavedState* out, std::string* error,
+                LoadFailure* failure) {
+  LoadFailure ignored;
+  LoadFailure& why = failure ? *failure : ignored;
+  why = LoadFailure::kUnreadable;  // until read: an exception is no verdict on the content
   try {
     *out = SavedState{};
-    JsonPtr root = load_root(path, SavedState::kFormatVersion, missing, error);
+    JsonPtr root = load_root(path, SavedState::kFormatVersion, &why, error);
     if (!root) return false;
     SavedState s;
+    why = LoadFailure::kCorrupt;
     if (!parse_state(path, root.get(), &s, error)) return false;
+    why = LoadFailure::kNone;
     *out = std::move(s);
     return true;
   } catch (const std::exception& e) {
@@ -820,7 +842,8 @@ bool load_state(const std::string& path, SavedState* out, std::string* error, bo
   return false;
 }
 
-bool save_state(const std::string& path, const SavedState& s, std::string* error) {
+bool save_state(const std::string& path, const SavedState& s, std::string* error,
+                unsigned mode) {
   try {
     std::string why;
     if (!check_state(s, &why)) {
@@ -829,7 +852,7 @@ bool save_state(const std::string& path, const SavedState& s, std::string* error
     }
     const std::string text = state_json(s, Time(::time(nullptr)));
     if (text.empty()) throw std::bad_alloc();
-    return write_atomic(path, text, 0600, error);
+    return write_atomic(path, text, mode_t(mode & 0777), error);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   } catch (...) {
@@ -838,7 +861,8 @@ bool save_state(const std::string& path, const SavedState& s, std::string* error
   return false;
 }
 
-bool write_status(const std::string& path, const Status& s, std::string* error) {
+bool write_status(const std::string& path, const Status& s, std::string* error,
+                  unsigned mode) {
   try {
     std::string why;
     if (!check_status(s, &why)) {
@@ -847,7 +871,7 @@ bool write_status(const std::string& path, const Status& s, std::string* error) 
     }
     const std::string text = status_json(s);
     if (text.empty()) throw std::bad_alloc();
-    return write_atomic(path, text, 0644, error);
+    return write_atomic(path, text, mode_t(mode & 0777), error);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   } catch (...) {
@@ -862,14 +886,19 @@ std::string status_to_json(const Status& s, StatusPart part) {
 
 std::string state_to_json(const SavedState& s, Time written) { return state_json(s, written); }
 
-bool read_status(const std::string& path, Status* out, std::string* error, bool* missing) {
-  if (missing) *missing = false;
+bool read_status(const std::string& path, Status* out, std::string* error,
+                 LoadFailure* failure) {
+  LoadFailure ignored;
+  LoadFailure& why = failure ? *failure : ignored;
+  why = LoadFailure::kUnreadable;
   try {
     *out = Status{};
-    JsonPtr root = load_root(path, Status::kFormatVersion, missing, error);
+    JsonPtr root = load_root(path, Status::kFormatVersion, &why, error);
     if (!root) return false;
     Status s;
+    why = LoadFailure::kCorrupt;
     if (!parse_status(path, root.get(), &s, error)) return false;
+    why = LoadFailure::kNone;
     *out = std::move(s);
     return true;
   } catch (const std::exception& e) {
@@ -880,6 +909,49 @@ bool read_status(const std::string& path, Status* out, std::string* error, bool*
     *error = path + ": cannot read: unknown error";
   }
   return false;
+}
+
+std::string move_aside(const std::string& path, std::string* error) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string bad = path + ".bad" + (i ? "." + std::to_string(i) : std::string());
+    if (renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, bad.c_str(), RENAME_NOREPLACE) == 0)
+      return bad;
+    if (errno == EEXIST) continue;
+    if (errno == EINVAL || errno == ENOSYS) {
+      // No RENAME_NOREPLACE here (an old kernel or file system): link() never
+      // replaces either.
+      if (link(path.c_str(), bad.c_str()) == 0) {
+        if (unlink(path.c_str()) == 0) return bad;
+        const int e = errno;
+        unlink(bad.c_str());
+        errno = e;
+      } else if (errno == EEXIST) {
+        continue;
+      }
+    }
+    *error = "cannot rename " + path + " to " + bad + ": " + errno_text(errno);
+    return {};
+  }
+  *error = "cannot move " + path + " aside: " + path + ".bad to .bad.99 all exist";
+  return {};
+}
+
+bool apply_file_mode(const std::string& path, unsigned mode, std::string* error) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return true;
+    *error = path + ": cannot stat: " + errno_text(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) return true;  // not ours: reading it will say so
+  if ((st.st_mode & 07777) == (mode & 0777)) return true;
+  if (chmod(path.c_str(), mode_t(mode & 0777)) != 0) {
+    char m[16];
+    std::snprintf(m, sizeof m, "%04o", mode & 0777);
+    *error = path + ": cannot set mode " + m + ": " + errno_text(errno);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace easypp::plugin

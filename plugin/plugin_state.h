@@ -3,12 +3,18 @@
 //
 //  - the state file (StateSaveLocation/easypp_state.json): the learned
 //    per-user history, written atomically (temporary file, fsync, rename,
-//    fsync of the directory) whenever it changed; read at start. A missing or
-//    corrupt file is reported and the plugin starts with an empty history.
+//    fsync of the directory) whenever it changed; read at start. A missing,
+//    unreadable or corrupt file is reported and the plugin starts with an
+//    empty history; only a corrupt one is moved aside (move_aside()).
 //  - the status file (StateSaveLocation/easypp_status.json): a snapshot
 //    written after every cycle for admins and easypp-ctl: settings, the last
 //    cycle's statistics, totals, every user's history, and every pending and
 //    running job's prediction, estimate and planned start.
+//
+// Both hold what users ran and when: they are written with mode 0600
+// (SlurmUser and root) unless easypp_file_mode opens them (kDefaultFileMode).
+// Reading never blocks: a FIFO, device or directory in a file's place is
+// refused as "not a regular file" (LoadFailure::kUnreadable).
 //
 // All functions report failures through their return value and *error (a
 // one-line message naming the file); none throws.
@@ -38,22 +44,47 @@ struct SavedState {
   std::vector<Predictor::Ring> rings;
 };
 
+/// The mode of the state and status files unless configured otherwise
+/// (easypp_file_mode): readable by their owner (SlurmUser) and root only.
+constexpr unsigned kDefaultFileMode = 0600;
+
+/// Why a load failed, which decides what the caller does with the file.
+enum class LoadFailure {
+  kNone,        ///< loaded
+  kMissing,     ///< no such file (a first start: log at info level)
+  kUnreadable,  ///< cannot be read: permissions, I/O error, not a regular file
+                ///< (a FIFO, a device, a directory): leave it where it is
+  kCorrupt,     ///< read, but not a valid file of its kind (bad JSON, bad field,
+                ///< unknown format version, empty, too large): move it aside
+};
+
 /// Load `path`. Returns false with *error set if the file is missing,
 /// unreadable, not JSON, of an unknown format version, or has a bad field;
-/// *out is then left empty (the caller starts with no history). If `missing`
-/// is given, it is set to true exactly when the file does not exist (log that
-/// at info level: a first start), false otherwise.
+/// *out is then left empty (the caller starts with no history). If `failure`
+/// is given, it says which (kNone on success).
 bool load_state(const std::string& path, SavedState* out, std::string* error,
-                bool* missing = nullptr);
+                LoadFailure* failure = nullptr);
 
-/// Write `path` atomically: `path`.tmp.<pid> (mode 0600), fsync, rename over
-/// `path`, fsync the directory. On failure the temporary file is removed and
-/// the previous file is left intact. Values load_state() would refuse
-/// (negative or absurd times, more than PredictorConfig::kMaxWindow entries in
-/// a ring, duplicate rings, a uid outside 0..2^32-1, window outside
-/// 1..kMaxWindow) make it return false without touching the disk: a file
-/// written here always loads back. Not for concurrent calls on one path.
-bool save_state(const std::string& path, const SavedState& s, std::string* error);
+/// Write `path` atomically: `path`.tmp.<pid> (mode `mode`, whatever the
+/// umask), fsync, rename over `path`, fsync the directory. On failure the
+/// temporary file is removed and the previous file is left intact. Values
+/// load_state() would refuse (negative or absurd times, more than
+/// PredictorConfig::kMaxWindow entries in a ring, duplicate rings, a uid
+/// outside 0..2^32-1, window outside 1..kMaxWindow) make it return false
+/// without touching the disk: a file written here always loads back. Not for
+/// concurrent calls on one path.
+bool save_state(const std::string& path, const SavedState& s, std::string* error,
+                unsigned mode = kDefaultFileMode);
+
+/// Move a corrupt file aside without ever replacing an older one: renamed
+/// (never overwriting) to `path`.bad, else `path`.bad.1, .bad.2, ... up to
+/// .bad.99. Returns the new name, or "" with *error set (nothing moved).
+std::string move_aside(const std::string& path, std::string* error);
+
+/// Set the permission bits of an existing file to `mode` (the files are
+/// rewritten with it; this applies a changed easypp_file_mode at once).
+/// True if the file is missing or now has that mode.
+bool apply_file_mode(const std::string& path, unsigned mode, std::string* error);
 
 /// One job as the status file shows it.
 struct JobStatus {
@@ -88,6 +119,11 @@ struct CycleStats {
   std::uint32_t yields = 0;
   std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
+  // The log's cycle line only (not in the status file):
+  std::uint32_t capped = 0;            ///< backfill candidates skipped by a fairness cap
+  std::uint32_t projected = 0;         ///< projected starts published (easypp_publish_starts)
+  std::int64_t projection_usec = 0;    ///< their cost
+  std::uint32_t registering = 0;       ///< nodes not registered yet (a retry in 1 s)
   bool interrupted = false;            ///< ended early (budget or state change)
   std::string trigger;                 ///< "interval", "correction", "reconfigure", ...
 };
@@ -121,13 +157,14 @@ struct Status {
   std::vector<JobStatus> jobs;
 };
 
-/// Write the status file atomically (same protocol as save_state, mode 0644).
+/// Write the status file atomically (same protocol and mode as save_state).
 /// Times must be 0..2^40 (no kNever: use 0 for "no planned start"), seconds
 /// finite and >= 0, job users kNoUser or a uid.
-bool write_status(const std::string& path, const Status& s, std::string* error);
+bool write_status(const std::string& path, const Status& s, std::string* error,
+                  unsigned mode = kDefaultFileMode);
 /// Read it back (easypp-ctl). Same error contract as load_state.
 bool read_status(const std::string& path, Status* out, std::string* error,
-                 bool* missing = nullptr);
+                 LoadFailure* failure = nullptr);
 
 /// Parts of the status, for printing (easypp-ctl --json prints from the
 /// validated structure, never from a second read of the file).

@@ -5,10 +5,20 @@
  * in the C++ files behind sched_easypp.h.
  *
  * Built against the Slurm source tree matching the installed Slurm exactly;
- * plugin_version makes slurmctld refuse this file if the versions differ.
+ * plugin_version makes slurmctld refuse this file if the versions differ
+ * (src/common/plugin.c compares major, minor and micro release before init()
+ * runs). The constructor below runs earlier, at dlopen(), and says why in
+ * one line naming both releases and the fix.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1  /* dladdr(), dl_iterate_phdr() */
+#endif
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/time.h>
@@ -32,6 +42,79 @@ static bool stop_agent = false;
 static bool wake_agent = false;
 
 static const slurmctld_lock_t sched_locks = EASYPP_SCHED_LOCKS;
+
+/* ---- the release check at dlopen() ------------------------------------------
+ * slurmctld loads its other plugins (select/, auth/, cred/, ...) before the
+ * scheduler plugin, and only those whose plugin_version is its own
+ * SLURM_VERSION_NUMBER: any of them tells which Slurm this process is. */
+
+#define MAX_PEERS 64
+
+struct peers {
+	int n;
+	char *names[MAX_PEERS];
+};
+
+static int _collect_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct peers *p = arg;
+	const char *base;
+
+	(void) size;
+	if (!info->dlpi_name || !info->dlpi_name[0] || p->n >= MAX_PEERS)
+		return 0;
+	base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	if (!strcmp(base, "sched_easypp.so") || !strstr(base, ".so"))
+		return 0;
+	p->names[p->n] = strdup(info->dlpi_name);
+	if (p->names[p->n])
+		p->n++;
+	return 0;
+}
+
+/* The plugin_version of another Slurm plugin loaded in this process, or 0. */
+static uint32_t _running_slurm_version(void)
+{
+	struct peers p = { 0 };
+	uint32_t found = 0;
+
+	/* names first, dlopen() after: no loader call inside the iteration */
+	dl_iterate_phdr(_collect_object, &p);
+	for (int i = 0; i < p.n; i++) {
+		void *h = found ? NULL : dlopen(p.names[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			const uint32_t *v = dlsym(h, "plugin_version");
+			if (v && dlsym(h, "plugin_type") && dlsym(h, "plugin_name"))
+				found = *v & 0xffffff;
+			dlclose(h);
+		}
+		free(p.names[i]);
+	}
+	return found;
+}
+
+/* A build for another release: one line naming both releases and the fix,
+ * before slurmctld's own refusal. Reads plugin_version from memory (the
+ * value slurmctld will compare), not the compile-time constant. */
+__attribute__((constructor)) static void _check_release(void)
+{
+	const uint32_t mine = *(const volatile uint32_t *) &plugin_version;
+	const uint32_t running = _running_slurm_version();
+	Dl_info self;
+	const char *path = "sched_easypp.so";
+
+	if (!running || running == (mine & 0xffffff))
+		return;
+	if (dladdr((const void *) &plugin_version, &self) && self.dli_fname)
+		path = self.dli_fname;
+	error("sched/easypp: %s was built for Slurm %u.%02u.%u but this slurmctld is Slurm %u.%02u.%u, and Slurm loads a plugin only into the release it was built for: rebuild it against Slurm %u.%02u.%u and install it (docs/admin-guide.md, \"Upgrading Slurm\"; easypp-ctl check compares them before a restart)",
+	      path, SLURM_VERSION_MAJOR(mine), SLURM_VERSION_MINOR(mine),
+	      SLURM_VERSION_MICRO(mine), SLURM_VERSION_MAJOR(running),
+	      SLURM_VERSION_MINOR(running), SLURM_VERSION_MICRO(running),
+	      SLURM_VERSION_MAJOR(running), SLURM_VERSION_MINOR(running),
+	      SLURM_VERSION_MICRO(running));
+}
 
 void easypp_slurm_lock(void)
 {

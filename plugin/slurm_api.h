@@ -7,7 +7,8 @@
 //
 // Every difference between Slurm releases lives in ONE per-release header,
 // plugin/compat/slurm_<major><minor>.h, which configure chooses from the
-// detected Slurm version (EASYPP_SLURM_COMPAT_H, set in plugin/Makefile.am).
+// detected Slurm version (EASYPP_SLURM_COMPAT_H, in the generated
+// plugin/easypp_build.h).
 // It includes the headers that moved between releases and defines the
 // easypp_* wrappers and the type names the plugin uses; the rest of the
 // plugin calls those and never tests a version itself. Supporting a new
@@ -17,8 +18,12 @@
 // libraries it links (test_load.PluginBinaryTest checks the built plugin).
 #pragma once
 
+// What configure chose (EASYPP_SLURM_COMPAT_H, EASYPP_DEBUG_CHECKS, ...),
+// generated in the build directory.
+#include "easypp_build.h"
+
 #ifndef EASYPP_SLURM_COMPAT_H
-#error "EASYPP_SLURM_COMPAT_H is not defined: build the plugin through configure (plugin/Makefile.am)"
+#error "EASYPP_SLURM_COMPAT_H is not defined: build the plugin through configure (plugin/easypp_build.h)"
 #endif
 
 // Slurm's C headers use C++ keywords as identifiers (24.11:
@@ -59,6 +64,14 @@ extern "C" {
 #endif
 #pragma GCC diagnostic pop
 #undef operator
+
+#ifdef __cplusplus
+namespace easypp::plugin {
+/// Why a cycle ended, for sdiag's "Backfill exit" counts where the release
+/// has them (easypp_count_bf_exit() in the release's header).
+enum class BfExit { kEnd, kMaxJobTest, kStateChanged, kTimeout };
+}  // namespace easypp::plugin
+#endif
 
 // The release's own headers and the wrappers (EASYPP_SCHED_LOCKS for C and
 // C++; easypp_*, list_t, list_itr_t, easypp::plugin::ResvExc for C++).

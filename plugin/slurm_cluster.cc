@@ -36,6 +36,13 @@ constexpr time_t kFitHorizon = time_t(365) * 24 * 3600;
 
 bool is_active(const job_record_t* job) { return IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job); }
 
+// A running job's planned end: start + prediction when the book plans it,
+// else its end_time.
+Time planned_end(const PredictionBook& book, const job_record_t* r) {
+  const JobPlan* p = book.find(r->job_id);
+  return p && p->running ? r->start_time + r->tot_sus_time + p->prediction : r->end_time;
+}
+
 }  // namespace
 
 void assert_no_planning_values(Ledger& ledger, const char* where) {
@@ -101,10 +108,12 @@ bool yield_locks(CycleEnv& env) {
   assert_no_planning_values(env.ledger, "yielding the locks");
   const time_t job_u = last_job_update, node_u = last_node_update, part_u = last_part_update,
                resv_u = last_resv_update, conf_u = slurm_conf.last_update;
+  const std::int64_t t0 = steady_usec();
   easypp_slurm_unlock();
   easypp_agent_nap(env.cfg.yield_sleep_usec);
   easypp_slurm_lock();
   env.locked_usec = steady_usec();
+  env.slept_usec += env.locked_usec - t0;
   ++env.yields;
   if (easypp_agent_stopping()) return interrupt(env, "stopping");
   if (easypp_core_reload_pending()) return interrupt(env, "reconfigure");
@@ -125,6 +134,49 @@ bool cycle_may_continue(CycleEnv& env) {
     return interrupt(env, "max_time");
   if (t - env.locked_usec < env.cfg.yield_interval_usec) return true;
   return yield_locks(env);
+}
+
+// --- sdiag ----------------------------------------------------------------------
+
+void diag_cycle_begin() { slurmctld_diag_stats.bf_active = 1; }
+void diag_cycle_idle() { slurmctld_diag_stats.bf_active = 0; }
+
+void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
+                    std::int64_t cycle_usec) {
+  diag_stats_t& d = slurmctld_diag_stats;
+  const auto usec = std::uint32_t(std::clamp<std::int64_t>(cycle_usec, 0, UINT32_MAX));
+  d.bf_active = 0;
+  d.bf_cycle_counter++;
+  d.bf_cycle_sum += usec;
+  d.bf_cycle_last = usec;
+  if (usec > d.bf_cycle_max) d.bf_cycle_max = usec;
+  d.bf_last_depth = env.depth;
+  d.bf_last_depth_try = env.tested;
+  d.bf_depth_sum += env.depth;
+  d.bf_depth_try_sum += env.tested;
+  d.bf_queue_len = queue_len;
+  d.bf_queue_len_sum += queue_len;
+  d.bf_table_size = reservations;
+  d.bf_table_size_sum += reservations;
+  d.bf_when_last_cycle = env.now;
+  d.backfilled_jobs += env.started_backfill;
+  d.last_backfilled_jobs += env.started_backfill;
+  d.backfilled_het_jobs += env.het_components;
+  const std::string& why = env.interrupt_reason;
+  easypp_count_bf_exit(why.empty()               ? BfExit::kEnd
+                       : why == "max_job_test"   ? BfExit::kMaxJobTest
+                       : why == "max_time"       ? BfExit::kTimeout
+                                                 : BfExit::kStateChanged);
+}
+
+std::uint32_t nodes_registering() {
+  std::uint32_t n = 0;
+  node_record_t* node;
+  for (int i = 0; (node = next_node(&i)); i++) {
+    if (IS_NODE_FUTURE(node) || IS_NODE_POWERED_DOWN(node) || IS_NODE_POWERING_UP(node)) continue;
+    if (IS_NODE_UNKNOWN(node) || (IS_NODE_NO_RESPOND(node) && !IS_NODE_DOWN(node))) ++n;
+  }
+  return n;
 }
 
 // --- the cluster -----------------------------------------------------------------
@@ -160,6 +212,41 @@ void SlurmCluster::account_start(JobHandle started, std::vector<std::int64_t>* i
     v = std::max<std::int64_t>(0, v - r->cpus[k]);
     ++k;
   }
+}
+
+JobOwner SlurmCluster::job_owner(JobHandle h) const {
+  const job_record_t* job = find_job_record(h);
+  return job ? JobOwner{job->user_id, job->assoc_id} : JobOwner{};
+}
+
+StartProjection SlurmCluster::projection(const SlurmPartition& p) const {
+  const Bitmap use = usable(p);
+  std::int64_t capacity = 0, free = 0;
+  node_record_t* node;
+  for (int i = 0; use && (node = next_node(&i)); i++) {
+    if (!bit_test(use.get(), i)) continue;
+    capacity += node->cpus;
+    if (std::size_t(i) < env_.plan.idle.size()) free += env_.plan.idle[std::size_t(i)];
+  }
+  StartProjection proj(env_.now, capacity, free);
+  list_itr_t* it = list_iterator_create(job_list);
+  job_record_t* job;
+  while (use && (job = static_cast<job_record_t*>(list_next(it)))) {
+    const job_resources_t* r = job->job_resrcs;
+    if (!is_active(job) || r == nullptr || r->node_bitmap == nullptr || r->cpus == nullptr)
+      continue;
+    std::int64_t cpus = 0;
+    const int n = std::min<int>(int(bit_size(r->node_bitmap)), int(bit_size(use.get())));
+    std::uint32_t k = 0;
+    for (int i = 0; i < n && k < r->nhosts; i++) {
+      if (!bit_test(r->node_bitmap, i)) continue;
+      if (bit_test(use.get(), i)) cpus += r->cpus[k];
+      ++k;
+    }
+    if (cpus > 0) proj.release(planned_end(env_.book, job), cpus);
+  }
+  list_iterator_destroy(it);
+  return proj;
 }
 
 job_record_t* SlurmCluster::pending_job(JobHandle h) const {
@@ -247,9 +334,7 @@ std::vector<Run> SlurmCluster::runs_on(const Bitmap& on) const {
   while ((r = static_cast<job_record_t*>(list_next(it)))) {
     if (!is_active(r) || r->node_bitmap == nullptr || r->end_time == 0) continue;
     if (!bit_overlap_any(r->node_bitmap, on.get())) continue;
-    const JobPlan* p = env_.book.find(r->job_id);
-    const Time end = p && p->running ? r->start_time + r->tot_sus_time + p->prediction : r->end_time;
-    runs.push_back(Run{end, r->job_id});
+    runs.push_back(Run{planned_end(env_.book, r), r->job_id});
   }
   list_iterator_destroy(it);
   std::sort(runs.begin(), runs.end(),
@@ -283,7 +368,7 @@ bool SlurmCluster::fits_after(JobHandle h, Candidate& c, const Bitmap& on,
 // select_nodes() as sched/backfill's _start_job(): the true end_times back,
 // every node outside avail excluded through a temporarily widened
 // exc_node_bitmap (also put back on an array's meta record), then launch.
-int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
+int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail, bool backfilled) {
   env_.swap.restore();
   Bitmap resv = Bitmap::copy_of(avail);
   bit_not(resv.get());
@@ -299,7 +384,11 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
   const std::uint32_t array_job_id = job->array_job_id;
   int rc = fed_mgr_job_lock(job);
   if (rc == SLURM_SUCCESS) {
-    rc = easypp_select_nodes(job, SLURMDB_JOB_FLAG_BACKFILL);
+    // Scheduler=Backfill in scontrol show job (BACKFILL_SCHED, which Slurm's
+    // main scheduler clears on pending jobs), SchedBackfill in sacct.
+    if (backfilled) job->bit_flags |= BACKFILL_SCHED;
+    else job->bit_flags &= ~std::uint64_t(BACKFILL_SCHED);
+    rc = easypp_select_nodes(job, backfilled ? SLURMDB_JOB_FLAG_BACKFILL : SLURMDB_JOB_FLAG_SCHED);
     if (rc == SLURM_SUCCESS)
       fed_mgr_job_start(job, job->start_time);
     else
@@ -345,7 +434,7 @@ Started SlurmCluster::start(JobHandle h, Candidate& c, const Bitmap& avail,
     return s;
   }
   const bool meta = job->array_recs != nullptr;
-  if (start_job(job, avail.get()) != SLURM_SUCCESS) return s;
+  if (start_job(job, avail.get(), note.backfilled) != SLURM_SUCCESS) return s;
   if (note.backfilled) ++env_.started_backfill;
   else ++env_.started_in_order;
   info("sched/easypp: started %s in %s on %s (%s, prediction %ld s, limit %u min)",

@@ -19,6 +19,7 @@
 #include "planning_ledger.h"
 #include "plugin_config.h"
 #include "slurm_api.h"
+#include "start_projection.h"
 
 namespace easypp::plugin {
 
@@ -107,6 +108,10 @@ struct CycleEnv {
 
   CyclePlan<Bitmap> plan;                     ///< reservations, idle CPUs
   std::map<std::uint32_t, PlannedStart> planned;  ///< heads' planned starts, this cycle
+  /// Projected starts beyond the heads (easypp_publish_starts), this cycle.
+  std::map<std::uint32_t, PlannedStart> projected;
+  std::uint32_t projected_tried = 0;  ///< jobs placed (with or without a start)
+  std::int64_t projection_usec = 0;   ///< what projecting them cost
 
   // statistics
   std::uint32_t tested = 0;  ///< adapter tests (start_now + backfill, het components)
@@ -114,10 +119,42 @@ struct CycleEnv {
   std::uint32_t started_backfill = 0;  ///< het components included
   std::uint32_t het_started = 0;       ///< heterogeneous jobs started (all components)
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
+  std::uint32_t het_components = 0;   ///< components of het_started (sdiag)
   std::uint32_t yields = 0;
+  std::int64_t slept_usec = 0;  ///< with the locks yielded (not the cycle's own time)
+  std::uint32_t depth = 0;      ///< jobs the passes looked at (sdiag's depth)
   bool interrupted = false;  ///< budget spent or state changed during a yield
   std::string interrupt_reason;
 };
+
+/// sdiag's backfill section (slurmctld_diag_stats.bf_*), filled by
+/// sched/easypp as sched/backfill fills it: cycle_begin() when the cycle has
+/// the locks (bf_active: sdiag warns that a cycle is running), cycle_end()
+/// before they are released: cycles, last/max/mean cycle time (locks held,
+/// yields excluded, microseconds), depth (jobs looked at) and depth tried
+/// (jobs tested against the nodes), queue length, the reservations as the
+/// "table size", jobs backfilled, and (24.11) why the cycle ended.
+void diag_cycle_begin();
+void diag_cycle_idle();  ///< bf_active back to 0 (cycle_end does it; for early exits)
+void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
+                    std::int64_t cycle_usec);
+
+/// bf_active for the lifetime of a cycle's locks, whatever way it ends.
+class DiagActive {
+ public:
+  DiagActive() { diag_cycle_begin(); }
+  ~DiagActive() { diag_cycle_idle(); }
+  DiagActive(const DiagActive&) = delete;
+  DiagActive& operator=(const DiagActive&) = delete;
+};
+
+/// Nodes expected to register soon: state UNKNOWN, or not responding yet
+/// not DOWN (after a slurmctld start, and from 23.11 after every `scontrol
+/// reconfigure`, which re-executes slurmctld, until each slurmd answers; a
+/// node that never answers is set DOWN after SlurmdTimeout). Powered-down and
+/// booting nodes are not counted. While there are any, the agent plans again
+/// every second: a reservation needs the nodes registered.
+std::uint32_t nodes_registering();
 
 /// The yield point and budget of a cycle (easypp_max_job_test, _max_time,
 /// _yield_interval/_yield_sleep): false ends the cycle's scheduling.
@@ -175,9 +212,15 @@ class SlurmCluster {
   bool still_pending(JobHandle h) const { return pending_job(h) != nullptr; }
   void account_start(JobHandle started, std::vector<std::int64_t>* idle) const;
 
+  /// The partition's CPU pool for projected starts (start_projection.h): its
+  /// usable nodes' CPUs, those idle now (this cycle's starts included), and
+  /// each running job's CPUs on them back at its planned end.
+  StartProjection projection(const SlurmPartition& p) const;
+
   // the cycle
   bool may_continue() { return cycle_may_continue(env_); }
   void count_test() { ++env_.tested; }
+  JobOwner job_owner(JobHandle h) const;
   void publish(JobHandle head, const std::string& partition, Time shadow, const Bitmap& reserved);
 
   /// A pending job that may start now (not completing, held or revoked).
@@ -187,8 +230,11 @@ class SlurmCluster {
   int will_run(job_record_t* job, const Candidate& c, bitstr_t* on, bool now_only,
                time_t* start, Bitmap* selected);
   /// select_nodes() as sched/backfill's _start_job() does it, confined to
-  /// `avail`; the true end_times are back during the call.
-  int start_job(job_record_t* job, bitstr_t* avail);
+  /// `avail`; the true end_times are back during the call. A backfilled job
+  /// shows Scheduler=Backfill (scontrol show job) and carries sacct's
+  /// SchedBackfill flag; one started in queue order Scheduler=Main and
+  /// SchedMain, as from Slurm's main scheduler.
+  int start_job(job_record_t* job, bitstr_t* avail, bool backfilled);
   /// The partition the last prepare() was for.
   const SlurmPartition* partition() const { return part_; }
 

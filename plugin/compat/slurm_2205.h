@@ -90,4 +90,7 @@ inline int easypp_cred_expiry_window() {
 /// Set a job's state (22.05 has no job_state_set()).
 inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
 
+/// sdiag's count of why backfill cycles ended: 22.05 has none.
+inline void easypp_count_bf_exit(easypp::plugin::BfExit) {}
+
 #endif  // __cplusplus

@@ -105,4 +105,13 @@ inline int easypp_cred_expiry_window() { return cred_expiration(); }
 /// the old state of an undone het job component until its next change.
 inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
 
+/// sdiag's count of why backfill cycles ended (slurmctld_diag_stats.bf_exit).
+inline void easypp_count_bf_exit(easypp::plugin::BfExit why) {
+  using easypp::plugin::BfExit;
+  slurmctld_diag_stats.bf_exit[why == BfExit::kEnd            ? BF_EXIT_END
+                               : why == BfExit::kMaxJobTest   ? BF_EXIT_MAX_JOB_TEST
+                               : why == BfExit::kTimeout      ? BF_EXIT_TIMEOUT
+                                                              : BF_EXIT_STATE_CHANGED]++;
+}
+
 #endif  // __cplusplus

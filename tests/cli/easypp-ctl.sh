@@ -181,6 +181,17 @@ for cmd in status jobs users; do
   has "$cmd: missing status names the file" "$T/err" "$T/nowhere/easypp_status.json: no such file"
 done
 
+# --- a FIFO in the place of a file: refused at once, never read ----------------------------
+# (a blocking open would wait for a writer forever: `timeout` turns that into 124)
+mkdir "$T/fifo"
+mkfifo "$T/fifo/easypp_status.json" "$T/fifo/easypp_state.json"
+for cmd in status jobs users; do
+  one_line_error "$cmd: FIFO status exits 1 at once" 1 timeout 20 "$CTL" --dir "$T/fifo" $cmd
+  has "$cmd: FIFO status is not a regular file" "$T/err" "$T/fifo/easypp_status.json: not a regular file$"
+done
+one_line_error "state: FIFO exits 1 at once" 1 timeout 20 "$CTL" --dir "$T/fifo" state
+has "state: FIFO is not a regular file" "$T/err" "$T/fifo/easypp_state.json: not a regular file$"
+
 # --- JSON ------------------------------------------------------------------------
 expect "status --json" 0 "$CTL" --dir "$OK" --json
 json_check "status --json: the status without history and jobs" "$T/out" \

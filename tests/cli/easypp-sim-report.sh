@@ -26,8 +26,13 @@ if ! "$PY" -c 'import matplotlib, PIL' 2>/dev/null; then
   exit 1
 fi
 if [ ! -x "$CHROMIUM" ]; then
-  # Not a silent skip: CI installs chromium (./setup.sh test), so it runs there.
-  echo "SKIP: $CHROMIUM not installed (apt-get install chromium; ./setup.sh test does)"
+  # Not a silent skip: CI installs chromium (./setup.sh test), so it runs
+  # there, and there (EASYPP_NO_SKIP=1) a missing browser fails.
+  if [ "${EASYPP_NO_SKIP:-}" = 1 ]; then
+    echo "FAIL $CHROMIUM not installed (EASYPP_NO_SKIP=1: nothing may be skipped)"
+    exit 1
+  fi
+  echo "SKIP: cannot run here: $CHROMIUM not installed (apt-get install chromium; ./setup.sh test does)"
   exit 77
 fi
 

@@ -1,6 +1,7 @@
 """A real Slurm cluster on localhost for integration tests (Python 3 stdlib).
 
-Starts munged (if needed), one slurmctld and N slurmd daemons (one per node,
+Starts a private munged (one per test run, its own key and socket), one
+slurmctld and N slurmd daemons (one per node,
 all on 127.0.0.1 with their own ports) from a generated slurm.conf in a fresh
 temporary directory, and always stops them again: on stop(), at interpreter
 exit, on SIGTERM/SIGHUP and on Ctrl-C.
@@ -49,7 +50,6 @@ REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SLURMCTLD = "/usr/sbin/slurmctld"
 SLURMD = "/usr/sbin/slurmd"
 MUNGED = "/usr/sbin/munged"
-MUNGE_KEY = "/etc/munge/munge.key"
 SLURMDBD = "/usr/sbin/slurmdbd"
 SLURMRESTD = "/usr/sbin/slurmrestd"
 MARIADBD = "/usr/sbin/mariadbd"
@@ -187,48 +187,95 @@ def parse_kv_line(line):
 
 # --- munge and test users ----------------------------------------------------
 
-def munge_works():
-    try:
-        p = subprocess.run("munge -n | unmunge", shell=True, capture_output=True,
-                           timeout=10)
-        return p.returncode == 0
-    except subprocess.TimeoutExpired:
-        return False
+class PrivateMunge:
+    """A munged of this test run only: its own key, socket, log and seed in
+    a fresh directory, run as user munge in the foreground. Every daemon and
+    client of the test clusters finds it through slurm.conf's (and
+    slurmdbd.conf's) AuthInfo=socket=; the machine's own munged, if any, is
+    neither used nor touched. Stopped, and its directory removed, when the
+    last cluster of the run has stopped (_stop_all, at exit)."""
+
+    def __init__(self):
+        try:
+            self.pw = pwd.getpwnam("munge")
+        except KeyError:
+            raise ClusterError("user 'munge' does not exist (apt-get install munge)")
+        self.dir = tempfile.mkdtemp(prefix="easypp-munge-")
+        self.proc = None
+        os.chown(self.dir, self.pw.pw_uid, self.pw.pw_gid)
+        os.chmod(self.dir, 0o755)  # clients (test users) reach the socket
+        self.socket = os.path.join(self.dir, "munge.socket")
+        self.key = os.path.join(self.dir, "munge.key")
+        with open(self.key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chown(self.key, self.pw.pw_uid, self.pw.pw_gid)
+        os.chmod(self.key, 0o400)
+
+    def works(self):
+        try:
+            p = subprocess.run("munge -n -S %s | unmunge -S %s" % (self.socket, self.socket),
+                               shell=True, capture_output=True, timeout=10)
+            return p.returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def start(self):
+        log("starting a private munged (socket %s)" % self.socket)
+        d = self.dir
+        self.proc = subprocess.Popen(
+            ["runuser", "-u", "munge", "--", MUNGED, "--foreground", "--socket", self.socket,
+             "--key-file", self.key, "--pid-file", os.path.join(d, "munged.pid"),
+             "--log-file", os.path.join(d, "munged.log"),
+             "--seed-file", os.path.join(d, "munged.seed")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                break
+            if self.works():
+                return
+            time.sleep(0.2)
+        why = tail(os.path.join(d, "munged.log"))
+        self.stop()
+        raise ClusterError("munged did not start: %s" % why)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(10)
+        self.proc = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_munge = None
 
 
 def ensure_munge():
-    """Make `munge -n` work: create the key if missing and start munged as
-    user munge. Returns True if this call started munged (it is left running:
-    it is a system service other tools may share)."""
-    if munge_works():
-        return False
-    try:
-        mu = pwd.getpwnam("munge")
-    except KeyError:
-        raise ClusterError("user 'munge' does not exist (apt-get install munge)")
-    for d, mode in (("/etc/munge", 0o700), ("/var/lib/munge", 0o700),
-                    ("/var/log/munge", 0o700), ("/run/munge", 0o755)):
-        os.makedirs(d, exist_ok=True)
-        os.chown(d, mu.pw_uid, mu.pw_gid)
-        os.chmod(d, mode)
-    if not os.path.exists(MUNGE_KEY):
-        log("creating %s" % MUNGE_KEY)
-        if shutil.which("mungekey"):
-            run(["mungekey", "--create", "--keyfile", MUNGE_KEY])
-        else:
-            with open(MUNGE_KEY, "wb") as f:
-                f.write(os.urandom(1024))
-    os.chown(MUNGE_KEY, mu.pw_uid, mu.pw_gid)
-    os.chmod(MUNGE_KEY, 0o400)
-    log("starting munged")
-    p = run(["runuser", "-u", "munge", "--", MUNGED], check=False)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        if munge_works():
-            return True
-        time.sleep(0.2)
-    raise ClusterError("munged did not start (exit %d): %s%s\n%s" % (
-        p.returncode, p.stdout, p.stderr, tail("/var/log/munge/munged.log")))
+    """This run's private munged (PrivateMunge), started on first use;
+    returns its socket path."""
+    global _munge
+    if _munge is None or _munge.proc is None or _munge.proc.poll() is not None:
+        if _munge is not None:
+            _munge.stop()
+        _munge = PrivateMunge()
+        _munge.start()
+    return _munge.socket
+
+
+def stop_munge():
+    global _munge
+    if _munge is not None:
+        log("stopping the private munged")
+        _munge.stop()
+        _munge = None
 
 
 def ensure_users(names=TEST_USERS):
@@ -375,6 +422,7 @@ def _stop_all():
             c.stop()
         except Exception as e:  # noqa: BLE001 - best effort at exit
             log("stop failed: %s" % e)
+    stop_munge()  # after every daemon that used it
 
 
 def _on_signal(signum, frame):
@@ -395,7 +443,7 @@ for _sig in (signal.SIGTERM, signal.SIGHUP):
 class Cluster:
     def __init__(self, scheduler="sched/easypp", nodes=8, cpus=4,
                  partition="batch", scheduler_parameters=None,
-                 min_job_age=3600, debug="info", extra_conf="",
+                 min_job_age=3600, debug="verbose", debug_flags="Backfill", extra_conf="",
                  plugin_dir=None, bind_now=False, max_time="INFINITE",
                  keep_dir_on_failure=True, partitions=None, accounting=False,
                  rest=False):
@@ -410,7 +458,12 @@ class Cluster:
         self.partition = partition
         self.scheduler_parameters = scheduler_parameters
         self.min_job_age = int(min_job_age)
+        # SlurmctldDebug and DebugFlags. sched/easypp's per-cycle lines
+        # (reservations, corrections, the cycle summary) are DebugFlags=Backfill
+        # lines, which Slurm logs at level verbose and above, as sched/backfill's:
+        # most tests read them, so both are on by default.
         self.debug = debug
+        self.debug_flags = debug_flags
         self.extra_conf = extra_conf
         self.plugin_dir = plugin_dir or easypp_plugindir()
         self.bind_now = bind_now
@@ -433,6 +486,7 @@ class Cluster:
         self.start_seconds = None
         self.stop_seconds = None
         self.users = {}
+        self.munge_socket = None
         self.final_ctld_log = ""
 
     # -- paths --
@@ -498,6 +552,7 @@ class Cluster:
             "SlurmUser=root",
             "SlurmdUser=root",
             "AuthType=auth/munge",
+            "AuthInfo=socket=%s" % self.munge_socket,
             "CredType=cred/munge",
             "StateSaveLocation=%s" % self.path("state"),
             "SlurmdSpoolDir=%s" % self.path("spool", "%n"),
@@ -506,6 +561,7 @@ class Cluster:
             "SlurmctldLogFile=%s" % self.ctld_log,
             "SlurmdLogFile=%s" % self.path("slurmd-%n.log"),
             "SlurmctldDebug=%s" % self.debug,
+            "DebugFlags=%s" % self.debug_flags if self.debug_flags else "#DebugFlags=",
             "SlurmdDebug=info",
             "PluginDir=%s:%s" % (plugindir, self.plugin_dir),
             "SchedulerType=%s" % self.scheduler,
@@ -569,7 +625,7 @@ class Cluster:
     def start(self):
         t0 = time.time()
         with _setup_lock:  # clusters may start in several threads at once
-            ensure_munge()
+            self.munge_socket = ensure_munge()
             self.users = ensure_users()
         self.dir = tempfile.mkdtemp(prefix="easypp-cluster-")
         os.chmod(self.dir, 0o755)
@@ -829,8 +885,9 @@ class Cluster:
         """Make slurmctld call the plugin's sched_p_reconfig() (the agent
         runs a cycle at once, trigger=reconfigure) without re-reading
         slurm.conf or restarting, in every release: `scontrol setdebugflags`
-        with a change that leaves the flags as they are."""
-        self.scontrol("setdebugflags", "-Backfill")
+        with a change that leaves the flags as they are (Triggers: never
+        set by the tests)."""
+        self.scontrol("setdebugflags", "-Triggers")
 
     def show_config(self):
         """`scontrol show config` as a dict."""
@@ -1214,6 +1271,7 @@ class Accounting:
     def _start_slurmdbd(self):
         conf = ["# generated by tests/integration/cluster.py",
                 "AuthType=auth/munge",
+                "AuthInfo=socket=%s" % self.c.munge_socket,
                 "AuthAltTypes=auth/jwt",
                 "AuthAltParameters=jwt_key=%s" % self.jwt_key,
                 "DbdHost=localhost",

@@ -122,14 +122,14 @@ class FaultServer:
         self.httpd.server_close()
 
 
-@unittest.skipUnless(os.access(IMPORT, os.X_OK), "easypp-import not built")
+@unittest.skipUnless(os.access(IMPORT, os.X_OK), "cannot run here: easypp-import not built")
 class AccountingTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
         why = cluster.accounting_available()
         if why:
-            raise unittest.SkipTest(why)
+            raise unittest.SkipTest("cannot run here: " + why)
         t0 = time.time()
         cls.c = c = cluster.Cluster(scheduler="sched/backfill", nodes=2, cpus=2, rest=True,
                                     scheduler_parameters="sched_interval=2,bf_interval=2")
@@ -339,6 +339,35 @@ class AccountingTest(unittest.TestCase):
             if j.get("job_id") == job_id:
                 return j
         return None
+
+    # --- 4. how the plugin's starts are recorded ------------------------------------
+
+    def test_4_backfilled_job_flags(self):
+        """A job sched/easypp backfills shows Scheduler=Backfill in scontrol
+        show job and carries SchedBackfill in sacct, as sched/backfill's do."""
+        c = self.c
+        self.assertEqual(c.scheduler, "sched/easypp", "runs after test_2 switched to easypp")
+        a = c.submit(wrap="sleep 20", time_min=5, nodes=1, user=U4, extra=["--exclusive"])
+        c.wait_state(a, "RUNNING", timeout=30)
+        w = c.submit(wrap="sleep 1", time_min=5, nodes=2, user=U3, extra=["--exclusive"])
+        b = c.submit(wrap="sleep 2", time_min=30, nodes=1, ntasks=1, user=U1)
+        c.wait_log(r"sched/easypp: started JobId=%d .*\(backfill" % b, timeout=60)
+        jb = c.job(b)
+        done = c.wait_jobs([a, w, b], timeout=120)
+        self.assertEqual(done[b]["JobState"], "COMPLETED", done[b])
+        self.assertLess(done[b]["start"], done[a]["end"], "B was not backfilled while A ran")
+        self.assertEqual(jb.get("Scheduler"), "Backfill", jb)
+
+        def flags(j):
+            p = c.client("sacct", "-j", str(j), "-X", "-n", "-P", "-o", "Flags", check=False)
+            return p.stdout.strip() or None
+        fb = c.wait_for("sacct to record B", lambda: flags(b), timeout=60)
+        self.assertIn("SchedBackfill", fb)
+        # W was never backfilled: it started when A ended, in queue order
+        # (by Slurm's main scheduler or the plugin's first step alike).
+        fw = c.wait_for("sacct to record W", lambda: flags(w), timeout=60)
+        self.assertNotIn("SchedBackfill", fw)
+        self.assertEqual(done[w]["Scheduler"], "Main", done[w])
 
     # --- 3. faults -------------------------------------------------------------------
 

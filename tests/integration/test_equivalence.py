@@ -120,7 +120,7 @@ class EquivalenceTest(unittest.TestCase):
         require_plugin(cls)
         cls.sim = easypp_sim()
         if cls.sim is None:
-            raise unittest.SkipTest("easypp-sim not built (set EASYPP_SIM)")
+            raise unittest.SkipTest("cannot run here: easypp-sim not built (set EASYPP_SIM)")
         cls.jobs = workload()
         cls.expected = simulate(cls.sim, to_swf(cls.jobs))
 

@@ -178,7 +178,8 @@ def undo_scenario(c):
     switch_to_easypp(c)
     if not re.search(r"sched/easypp: debug: EASYPP_DEBUG_HET_FAIL is set", c.ctld_log_text()):
         cancel_het(c, hc)
-        return {"skip": "the plugin was built without --enable-debug-checks"}
+        return {"skip": "cannot run here: the plugin was built without --enable-debug-checks "
+                         "(configure --enable-debug-checks; ./setup.sh test does)"}
     released = time.time()
     c.scontrol("release", str(h))
     c.wait_log(r"sched/easypp: heterogeneous JobId=%d: start undone" % h, timeout=20)

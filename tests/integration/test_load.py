@@ -54,9 +54,9 @@ def elf_symbol_offset(path, name):
 
 def require_plugin(test):
     if not os.path.exists(PLUGIN_SO):
-        raise unittest.SkipTest("%s not built" % PLUGIN_SO)
+        raise unittest.SkipTest("cannot run here: %s not built" % PLUGIN_SO)
     if os.geteuid() != 0:
-        raise unittest.SkipTest("needs root")
+        raise unittest.SkipTest("cannot run here: needs root")
 
 
 class SharedClusterTest(unittest.TestCase):
@@ -84,7 +84,7 @@ class PluginBinaryTest(unittest.TestCase):
     def setUp(self):
         require_plugin(self)
         if not shutil.which("nm"):
-            self.skipTest("nm (binutils) not installed")
+            self.skipTest("cannot run here: nm (binutils) not installed")
 
     def nm(self, *args):
         return subprocess.run(["nm", "-D"] + list(args), capture_output=True,
@@ -223,7 +223,9 @@ class LoadTest(SharedClusterTest):
 
 class VersionMismatchTest(unittest.TestCase):
     """slurmctld itself refuses a sched_easypp.so whose plugin_version is not
-    its own (plugin.c checks major, minor and micro)."""
+    its own (plugin.c checks major, minor and micro), before the plugin's
+    init(); the plugin's constructor (run by dlopen, earlier still) logs one
+    line naming both releases and the fix; `easypp-ctl check` predicts it."""
 
     def setUp(self):
         require_plugin(self)
@@ -240,19 +242,42 @@ class VersionMismatchTest(unittest.TestCase):
                 fake = real - 1 if real & 0xFF else real + 1  # another micro version
                 f.seek(off)
                 f.write(struct.pack("<I", fake))
+            text = lambda v: "%d.%02d.%d" % (v >> 16, (v >> 8) & 0xFF, v & 0xFF)
+            # Before the restart: easypp-ctl check says it (exit 1), and
+            # accepts the real build (exit 0).
+            ctl = os.path.join(cluster.REPO_ROOT, "plugin", "easypp-ctl")
+            ctl = os.environ.get("EASYPP_CTL", ctl)
+            if os.access(ctl, os.X_OK):
+                p = subprocess.run([ctl, "check", "--plugin", bad], capture_output=True,
+                                   text=True)
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                self.assertIn("MISMATCH: slurmctld %s refuses a plugin built for Slurm %s"
+                              % (text(real), text(fake)), p.stdout)
+                p = subprocess.run([ctl, "check", "--plugin", PLUGIN_SO], capture_output=True,
+                                   text=True)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                self.assertIn("OK: slurmctld %s loads this plugin" % text(real), p.stdout)
             c = cluster.Cluster(scheduler="sched/easypp", nodes=1, plugin_dir=tmp,
                                 keep_dir_on_failure=False)
             with self.assertRaises(cluster.ClusterError) as cm:
                 c.start()
             msg = str(cm.exception)
             c.stop()
-            sys.stderr.write("\n  refused as expected: %s\n" % re.search(
-                r"Incompatible Slurm plugin .*", msg).group(0))
+            log = c.final_ctld_log or msg
+            mine = re.findall(r"error: sched/easypp: .*", log)
+            sys.stderr.write("\n  refused as expected: %s\n" % (mine or [msg])[0])
             self.assertIn("slurmctld exited", msg)
+            self.assertEqual(len(mine), 1, log)
+            self.assertRegex(mine[0], r"error: sched/easypp: \S*/sched_easypp\.so was built for "
+                             r"Slurm %s but this slurmctld is Slurm %s, .*: rebuild it against "
+                             r"Slurm %s and install it" % (re.escape(text(fake)),
+                                                           re.escape(text(real)),
+                                                           re.escape(text(real))))
             self.assertRegex(msg, r"Incompatible Slurm plugin \S*sched_easypp\.so version "
                                   r"\(%d\.%02d\.%d\)" % (fake >> 16, (fake >> 8) & 0xFF,
                                                          fake & 0xFF))
             self.assertRegex(msg, r"fatal: .*sched")
+            self.assertLess(log.index("error: sched/easypp:"), log.index("Incompatible Slurm"))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -11,11 +11,18 @@ learned twice would show up as duplicated entries) and easypp_fullness=partial
      of u1 is predicted from it;
   3. slurmctld is stopped, the state file replaced by garbage, slurmctld
      started: it runs, the plugin logs the problem, keeps the file as .bad,
-     starts with an empty history and schedules jobs.
+     starts with an empty history and schedules jobs;
+  4. garbage again: kept as .bad.1, the older .bad untouched;
+  5. a FIFO in the state file's place: slurmctld starts at once (the plugin
+     never opens it blocking), the FIFO is left where it is (not corrupt
+     content: not moved aside) and no save replaces it;
+  6. the files are SlurmUser's and root's only (mode 0600) until
+     easypp_file_mode opens them.
 """
 
 import os
 import re
+import stat
 import sys
 import time
 import unittest
@@ -53,6 +60,9 @@ class RestartTest(SharedClusterTest):
         self.assertEqual(len(rings[uid1]), 2, rings)  # runtimes as Slurm measured them
         self.assertEqual(len(rings[uid2]), 1, rings)
         type(self).before = {U1: sorted(c.history(U1)), U2: c.history(U2)}
+        # What users ran is SlurmUser's and root's business only.
+        for path in (c.state_path(), c.status_path()):
+            self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600, path)
 
     def test_2_history_back_after_restart(self):
         c = self.c
@@ -108,6 +118,61 @@ class RestartTest(SharedClusterTest):
         self.assertEqual(c.wait_jobs([j], timeout=60)[j]["JobState"], "COMPLETED")
         self.assertTrue(c.slurmctld_alive())
         self.assertNotRegex(c.ctld_log_text(), r"fatal:")
+        type(self).first_bad = m.group(2)
+
+    def test_4_older_bad_file_is_kept(self):
+        c = self.c
+        path = c.state_path()
+        c.wait_for("a new state file", lambda: os.path.exists(path), timeout=30)
+
+        def damage():
+            with open(path, "wb") as f:
+                f.write(b"{ second garbage")
+        c.restart_slurmctld(while_stopped=damage)
+        m = c.wait_log(r"error: sched/easypp: cannot use the state file: .*\(the file is kept as "
+                       r"(\S+\.bad\.1)\)", timeout=15)
+        with open(m.group(1), "rb") as f:
+            self.assertIn(b"second garbage", f.read())
+        with open(self.first_bad, "rb") as f:
+            self.assertIn(b"garbage", f.read())  # the first one, untouched
+            f.seek(0)
+            self.assertNotIn(b"second", f.read())
+
+    def test_5_fifo_state_file(self):
+        c = self.c
+        path = c.state_path()
+
+        def fifo():
+            if os.path.exists(path):
+                os.unlink(path)
+            os.mkfifo(path, 0o600)
+        t0 = time.time()
+        c.restart_slurmctld(while_stopped=fifo)
+        m = c.wait_log(r"error: sched/easypp: cannot read the state file: (.*); starting with "
+                       r"an empty history; the file is left in place", timeout=15)
+        sys.stderr.write("\n  FIFO as state file: slurmctld up in %.1fs: %s\n"
+                         % (time.time() - t0, m.group(1)))
+        self.assertIn("not a regular file", m.group(1))
+        # A job is learned; the FIFO is neither moved aside nor replaced.
+        c.wait_idle()
+        c.run_history(U4, [1], window=5)
+        time.sleep(3)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(path).st_mode))
+        self.assertFalse(os.path.exists(path + ".bad.2"))
+        os.unlink(path)
+
+    def test_6_file_mode_setting(self):
+        c = self.c
+        # A restart: the state file was blocked by the FIFO until one.
+        c.set_scheduler_parameters(self.CLUSTER["scheduler_parameters"] +
+                                   ",easypp_file_mode=0644", reconfigure=False)
+        c.restart_slurmctld()
+        c.wait_log(r"sched/easypp: loaded \(.*file_mode=0644", timeout=20)
+        c.wait_idle()
+        c.run_history(U3, [1], window=5)
+        for path in (c.state_path(), c.status_path()):
+            c.wait_for("%s to be mode 0644" % path, lambda: os.path.exists(path) and stat.S_IMODE(
+                os.stat(path).st_mode) == 0o644, timeout=20)
 
 
 if __name__ == "__main__":

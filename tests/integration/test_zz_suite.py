@@ -21,7 +21,8 @@ class SuiteKillTimeTest(unittest.TestCase):
     def test_no_job_ended_before_its_limit(self):
         reg = cluster.JOB_REGISTRY
         if not reg:
-            self.skipTest("no job was submitted in this run")
+            self.skipTest("cannot run here: no job was submitted in this run (TESTS_PATTERN "
+                          "selected no cluster test)")
         judged, unjudged, timeouts = 0, 0, 0
         bad = []
         for r in reg:

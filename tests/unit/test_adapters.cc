@@ -139,8 +139,14 @@ class FakeCluster {
   }
 
   // the cycle
-  bool may_continue() { return true; }
+  bool may_continue() { return budget < 0 || tests < budget; }
   void count_test() { ++tests; }
+  JobOwner job_owner(JobHandle h) const {
+    auto it = owners.find(h);
+    return it != owners.end() ? it->second : JobOwner{1, 0};
+  }
+  int budget = -1;  ///< tests allowed in the cycle (-1: no limit)
+  std::map<JobHandle, JobOwner> owners;
   void publish(JobHandle head, const std::string&, Time shadow, const Nodes&) {
     published[head] = shadow;
   }
@@ -275,6 +281,7 @@ class NodeWorld {
   PredictionBook& book() { return book_; }
   const std::vector<JobHandle>& started() const { return cluster_.started; }
   FakeCluster& cluster() { return cluster_; }
+  CyclePlan<FakeCluster::Nodes>& plan() { return plan_; }
 
  private:
   PredictionBook book_;
@@ -409,6 +416,7 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPublishedPlannedStart);
   CPPUNIT_TEST(testOtherPartitionsKeepOff);
   CPPUNIT_TEST(testRandomPassesAgree);
+  CPPUNIT_TEST(testFairnessCapsLetOthersThrough);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -457,6 +465,45 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
     auto other = w.other_partition();
     CPPUNIT_ASSERT(!other->start_now(3, 300));  // would still run at 100
     CPPUNIT_ASSERT(other->start_now(4, 50));    // ends before the head needs its nodes
+  }
+
+  // One user's candidates come first and cannot start (they would delay the
+  // head); with a test budget of 3 they use it up and user 2's job, which
+  // fits, is never tried. easypp_max_job_user=2 skips the flood's third and
+  // later jobs untested, and user 2's job is backfilled. Per partition, per
+  // association and per user in a partition alike.
+  void testFairnessCapsLetOthersThrough() {
+    // 4 nodes; A (3) until 100; H (4) the head; user 1's F1..F5 (1 node, 500
+    // s: beyond the shadow, on the head's nodes); user 2's B (1 node, 50 s).
+    const std::vector<JobSpec> jobs = {{1, 3, 100, 100, 0}, {2, 4, 50, 50}, {10, 1, 500, 500},
+                                       {11, 1, 500, 500},   {12, 1, 500, 500}, {13, 1, 500, 500},
+                                       {14, 1, 500, 500},   {20, 1, 50, 50}};
+    auto run = [&](FairCaps caps, std::uint32_t b_assoc = 0) {
+      NodeWorld w(4, jobs, 0);
+      w.cluster().budget = 4;  // the head's test, then 3 candidates
+      for (JobHandle f = 10; f <= 14; ++f) w.cluster().owners[f] = JobOwner{1, 7};
+      w.cluster().owners[20] = JobOwner{2, b_assoc};
+      w.plan().caps = caps;
+      PolicyConfig cfg;
+      cfg.backfill = BackfillOrder::Queue;  // the flood first, in queue order
+      WaitQueue q(cfg.backfill);
+      std::int64_t rank = 0;
+      for (const JobSpec& j : jobs)
+        if (j.start < 0) q.push(j.h, QueueKey{rank++, 0}, j.prediction, j.estimate, j.size, 0);
+      const PassResult r = schedule_pass(0, q, w.adapter(), cfg);
+      return "backfilled " + std::to_string(r.started_backfill) + ", skipped " +
+             std::to_string(w.plan().tried.skipped);
+    };
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 0, skipped 0"), run(FairCaps{}));  // B never tried
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 1, skipped 3"), run(FairCaps{2, 0, 0, 0}));
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 1, skipped 3"), run(FairCaps{0, 0, 2, 0}, 8));
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 1, skipped 3"), run(FairCaps{0, 0, 0, 2}));
+    // One cap per partition: the whole partition, B included, stops at 2.
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 0, skipped 4"), run(FairCaps{0, 2, 0, 0}));
+    // B in the flood's association is capped with it; a job without an
+    // association (no accounting) is never counted by the association cap.
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 0, skipped 4"), run(FairCaps{0, 0, 2, 0}, 7));
+    CPPUNIT_ASSERT_EQUAL(std::string("backfilled 1, skipped 3"), run(FairCaps{0, 0, 2, 0}, 0));
   }
 
   void testRandomPassesAgree() {

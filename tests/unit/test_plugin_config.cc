@@ -20,6 +20,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDefaultsArePresetSite);
   CPPUNIT_TEST(testEveryKey);
   CPPUNIT_TEST(testBadValuesFallBackToDefaults);
+  CPPUNIT_TEST(testFileModeNeverOpensWriting);
   CPPUNIT_TEST(testLaterKeyWinsAndSlurmKeysIgnored);
   CPPUNIT_TEST(testUnknownKeyWarns);
   CPPUNIT_TEST(testNoKeyContainsASlurmKey);
@@ -39,6 +40,12 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(2000000, c.yield_interval_usec);
     CPPUNIT_ASSERT_EQUAL(500000, c.yield_sleep_usec);
     CPPUNIT_ASSERT(c.state);
+    CPPUNIT_ASSERT_EQUAL(0600, c.file_mode);  // SlurmUser and root only
+    CPPUNIT_ASSERT_EQUAL(0, c.max_job_user);  // no fairness cap
+    CPPUNIT_ASSERT_EQUAL(0, c.max_job_part);
+    CPPUNIT_ASSERT_EQUAL(0, c.max_job_assoc);
+    CPPUNIT_ASSERT_EQUAL(0, c.max_job_user_part);
+    CPPUNIT_ASSERT_EQUAL(100, c.publish_starts);
     // the site preset: easy++ (predictions, correction to the estimate,
     // SJBF, EASY, propagation) with the guard and the guarded history
     CPPUNIT_ASSERT(c.sched.plan == PlanWith::Prediction);
@@ -94,9 +101,18 @@ class PluginConfigTest : public CppUnit::TestFixture {
         "easypp_safe_after=86400,easypp_rounding=down,easypp_prediction_floor=30,"
         "easypp_learn=all,easypp_learn_min_runtime=5,easypp_safe_after_delay=7200,"
         "easypp_safe_after_xfactor=10,easypp_max_delay=off,easypp_predictor=regression,"
-        "easypp_ewma_alpha=0.75");
+        "easypp_ewma_alpha=0.75,easypp_file_mode=0644,easypp_max_job_user=5,"
+        "easypp_max_job_part=6,easypp_max_job_assoc=7,easypp_max_job_user_part=8,"
+        "easypp_publish_starts=0");
     CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
     const PluginConfig& c = p.config;
+    CPPUNIT_ASSERT_EQUAL(0644, c.file_mode);
+    CPPUNIT_ASSERT_EQUAL(5, c.max_job_user);
+    CPPUNIT_ASSERT_EQUAL(6, c.max_job_part);
+    CPPUNIT_ASSERT_EQUAL(7, c.max_job_assoc);
+    CPPUNIT_ASSERT_EQUAL(8, c.max_job_user_part);
+    CPPUNIT_ASSERT_EQUAL(0, c.publish_starts);
+    CPPUNIT_ASSERT_EQUAL(0640, parse_scheduler_parameters("easypp_file_mode=640").config.file_mode);
     CPPUNIT_ASSERT_EQUAL(7, c.interval);
     CPPUNIT_ASSERT(c.sched.predictor.kind == PredictorKind::Regression);
     CPPUNIT_ASSERT_EQUAL(0.75, c.sched.predictor.ewma_alpha);
@@ -171,6 +187,22 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(2, q.config.sched.predictor.window);
   }
 
+  // The files hold what users ran: never writable or executable by others,
+  // always readable and writable by SlurmUser.
+  void testFileModeNeverOpensWriting() {
+    for (const char* bad : {"0666", "0602", "0620", "0700", "0400", "0755", "0611", "rw", "",
+                            "06000", "0800", "-600"}) {
+      ParsedConfig p = parse_scheduler_parameters((std::string("easypp_file_mode=") + bad).c_str());
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, std::size_t(1), p.warnings.size());
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, 0600, p.config.file_mode);
+      CPPUNIT_ASSERT_MESSAGE(p.warnings[0], p.warnings[0].find("using 0600") != std::string::npos);
+    }
+    for (const char* good : {"0600", "0640", "0604", "0644", "600"})
+      CPPUNIT_ASSERT_MESSAGE(
+          good, parse_scheduler_parameters((std::string("easypp_file_mode=") + good).c_str())
+                    .warnings.empty());
+  }
+
   void testLaterKeyWinsAndSlurmKeysIgnored() {
     ParsedConfig p = parse_scheduler_parameters(
         " sched_interval=5 , easypp_interval=3,bf_continue,easypp_interval = 4 ");
@@ -203,7 +235,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(27), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(33), known_keys().size());
   }
 
   // Slurm matches its own keys case-insensitively; so does the plugin.

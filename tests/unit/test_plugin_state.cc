@@ -179,14 +179,14 @@ void expect_bad_state(const TempDir& d, const std::string& name, const std::stri
   spit(path, content);
   SavedState s = junk_state();
   std::string err;
-  bool missing = true;
-  const bool ok = load_state(path, &s, &err, &missing);
+  LoadFailure why = LoadFailure::kNone;
+  const bool ok = load_state(path, &s, &err, &why);
   const std::string ctx = name + ": " + err;
   CPPUNIT_ASSERT_MESSAGE(ctx, !ok);
   CPPUNIT_ASSERT_MESSAGE(ctx, err.rfind(path + ": ", 0) == 0);
   CPPUNIT_ASSERT_MESSAGE(ctx + " (wanted '" + want + "')", contains(err, want));
   CPPUNIT_ASSERT_MESSAGE(ctx, err.find('\n') == std::string::npos);
-  CPPUNIT_ASSERT_MESSAGE(ctx, !missing);
+  CPPUNIT_ASSERT_MESSAGE(ctx, why == LoadFailure::kCorrupt);  // moved aside by the plugin
   assert_empty(s);
 }
 
@@ -231,6 +231,9 @@ class PluginStateTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testFailedRenameLeavesNoTemp);
   CPPUNIT_TEST(testRefusesValuesItCouldNotRead);
   CPPUNIT_TEST(testMissingFile);
+  CPPUNIT_TEST(testFifoIsRefusedWithoutBlocking);
+  CPPUNIT_TEST(testUnreadableIsNotCorrupt);
+  CPPUNIT_TEST(testMoveAsideNeverOverwrites);
   CPPUNIT_TEST(testCorruptStateFiles);
   CPPUNIT_TEST(testCorruptStatusFiles);
   CPPUNIT_TEST(testEveryTruncationFails);
@@ -246,9 +249,9 @@ class PluginStateTest : public CppUnit::TestFixture {
     std::string err;
     CPPUNIT_ASSERT_MESSAGE(err, save_state(d.file(kStateFileName), s, &err));
     SavedState t = junk_state();
-    bool missing = true;
-    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file(kStateFileName), &t, &err, &missing));
-    CPPUNIT_ASSERT(!missing);
+    LoadFailure why = LoadFailure::kMissing;
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file(kStateFileName), &t, &err, &why));
+    CPPUNIT_ASSERT(why == LoadFailure::kNone);
     CPPUNIT_ASSERT_EQUAL(s.last_learned_end, t.last_learned_end);
     CPPUNIT_ASSERT_EQUAL(s.learned_jobs, t.learned_jobs);
     CPPUNIT_ASSERT_EQUAL(s.window, t.window);
@@ -344,17 +347,28 @@ class PluginStateTest : public CppUnit::TestFixture {
 
   void testFileModesAndLayout() {
     TempDir d;
-    const mode_t old = umask(0077);  // the status file must still be readable by all
+    // By default both files are SlurmUser's and root's only, whatever the
+    // umask; a configured mode (easypp_file_mode) is exact, whatever the umask.
+    const mode_t old = umask(0);
     std::string err;
     const bool a = save_state(d.file(kStateFileName), sample_state(), &err);
     const bool b = write_status(d.file(kStatusFileName), sample_status(), &err);
+    umask(0077);
+    const bool c = write_status(d.file("open.json"), sample_status(), &err, 0644);
     umask(old);
-    CPPUNIT_ASSERT_MESSAGE(err, a && b);
+    CPPUNIT_ASSERT_MESSAGE(err, a && b && c);
     struct stat st;
     CPPUNIT_ASSERT_EQUAL(0, stat(d.file(kStateFileName).c_str(), &st));
     CPPUNIT_ASSERT_EQUAL(mode_t(0600), mode_t(st.st_mode & 07777));
     CPPUNIT_ASSERT_EQUAL(0, stat(d.file(kStatusFileName).c_str(), &st));
+    CPPUNIT_ASSERT_EQUAL(mode_t(0600), mode_t(st.st_mode & 07777));
+    CPPUNIT_ASSERT_EQUAL(0, stat(d.file("open.json").c_str(), &st));
     CPPUNIT_ASSERT_EQUAL(mode_t(0644), mode_t(st.st_mode & 07777));
+    // A changed setting applies to the files already there.
+    CPPUNIT_ASSERT_MESSAGE(err, apply_file_mode(d.file("open.json"), 0640, &err));
+    CPPUNIT_ASSERT_EQUAL(0, stat(d.file("open.json").c_str(), &st));
+    CPPUNIT_ASSERT_EQUAL(mode_t(0640), mode_t(st.st_mode & 07777));
+    CPPUNIT_ASSERT(apply_file_mode(d.file("no-such-file"), 0640, &err));
     CPPUNIT_ASSERT(temp_files(d.path).empty());
     // Fixed layout: format_version first, then the documented keys in order.
     const std::string text = slurp(d.file(kStateFileName));
@@ -531,23 +545,88 @@ class PluginStateTest : public CppUnit::TestFixture {
     const std::string path = d.file(kStateFileName);
     SavedState s = junk_state();
     std::string err;
-    bool missing = false;
-    CPPUNIT_ASSERT(!load_state(path, &s, &err, &missing));
-    CPPUNIT_ASSERT(missing);
+    LoadFailure why = LoadFailure::kNone;
+    CPPUNIT_ASSERT(!load_state(path, &s, &err, &why));
+    CPPUNIT_ASSERT(why == LoadFailure::kMissing);
     CPPUNIT_ASSERT_MESSAGE(err, err.rfind(path + ": no such file", 0) == 0);
     assert_empty(s);
-    CPPUNIT_ASSERT(!load_state(path, &s, &err));  // `missing` is optional
+    CPPUNIT_ASSERT(!load_state(path, &s, &err));  // `failure` is optional
     Status st;
     st.version = "x";
-    missing = false;
-    CPPUNIT_ASSERT(!read_status(d.file(kStatusFileName), &st, &err, &missing));
-    CPPUNIT_ASSERT(missing);
+    why = LoadFailure::kNone;
+    CPPUNIT_ASSERT(!read_status(d.file(kStatusFileName), &st, &err, &why));
+    CPPUNIT_ASSERT(why == LoadFailure::kMissing);
     CPPUNIT_ASSERT(st.version.empty());
-    // A directory is not missing, and not a state file either.
-    missing = true;
-    CPPUNIT_ASSERT(!load_state(d.path, &s, &err, &missing));
-    CPPUNIT_ASSERT(!missing);
+    // A directory is not missing, and not a state file either: unreadable,
+    // not corrupt (the plugin leaves it where it is).
+    why = LoadFailure::kNone;
+    CPPUNIT_ASSERT(!load_state(d.path, &s, &err, &why));
+    CPPUNIT_ASSERT(why == LoadFailure::kUnreadable);
     CPPUNIT_ASSERT_MESSAGE(err, contains(err, "not a regular file"));
+  }
+
+  // A FIFO in the place of a file (nobody writing to it) must not block the
+  // reader: slurmctld's start-up loads the state file, easypp-ctl the status.
+  void testFifoIsRefusedWithoutBlocking() {
+    TempDir d;
+    for (const char* name : {kStateFileName, kStatusFileName}) {
+      const std::string path = d.file(name);
+      CPPUNIT_ASSERT_EQUAL(0, mkfifo(path.c_str(), 0600));
+      std::string err;
+      LoadFailure why = LoadFailure::kNone;
+      SavedState s;
+      Status st;
+      // (a blocking open would hang here: the test binary's timeout shows it)
+      const bool ok = std::string(name) == kStateFileName
+                          ? load_state(path, &s, &err, &why)
+                          : read_status(path, &st, &err, &why);
+      CPPUNIT_ASSERT(!ok);
+      CPPUNIT_ASSERT(why == LoadFailure::kUnreadable);
+      CPPUNIT_ASSERT_MESSAGE(err, err == path + ": not a regular file");
+    }
+  }
+
+  // Permissions are a reason not to read, never a verdict on the content
+  // (root reads anything, so only when not root).
+  void testUnreadableIsNotCorrupt() {
+    TempDir d;
+    const std::string path = d.file(kStateFileName);
+    std::string err;
+    CPPUNIT_ASSERT_MESSAGE(err, save_state(path, sample_state(), &err));
+    CPPUNIT_ASSERT_EQUAL(0, chmod(path.c_str(), 0));
+    SavedState s;
+    LoadFailure why = LoadFailure::kNone;
+    const bool ok = load_state(path, &s, &err, &why);
+    chmod(path.c_str(), 0600);
+    if (geteuid() == 0) {
+      CPPUNIT_ASSERT(ok);  // root: mode 0 does not stop it
+      return;
+    }
+    CPPUNIT_ASSERT(!ok);
+    CPPUNIT_ASSERT(why == LoadFailure::kUnreadable);
+    CPPUNIT_ASSERT_MESSAGE(err, contains(err, "Permission denied"));
+    CPPUNIT_ASSERT_MESSAGE(err, contains(err, "easypp_file_mode"));
+  }
+
+  // A corrupt file goes to .bad, the next one to .bad.1, ...: an older .bad
+  // (perhaps the only copy of a history) is never replaced.
+  void testMoveAsideNeverOverwrites() {
+    TempDir d;
+    const std::string path = d.file(kStateFileName);
+    std::string err;
+    for (int i = 0; i < 3; ++i) {
+      spit(path, "garbage " + std::to_string(i));
+      const std::string bad = move_aside(path, &err);
+      CPPUNIT_ASSERT_EQUAL(path + (i == 0 ? ".bad" : ".bad." + std::to_string(i)), bad);
+      CPPUNIT_ASSERT(!fs::exists(path));
+    }
+    CPPUNIT_ASSERT_EQUAL(std::string("garbage 0"), slurp(path + ".bad"));
+    CPPUNIT_ASSERT_EQUAL(std::string("garbage 1"), slurp(path + ".bad.1"));
+    CPPUNIT_ASSERT_EQUAL(std::string("garbage 2"), slurp(path + ".bad.2"));
+    // Nothing to move: an error, nothing created.
+    CPPUNIT_ASSERT(move_aside(path, &err).empty());
+    CPPUNIT_ASSERT_MESSAGE(err, contains(err, "No such file"));
+    CPPUNIT_ASSERT(!fs::exists(path + ".bad.3"));
   }
 
   void testCorruptStateFiles() {
