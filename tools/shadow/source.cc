@@ -172,13 +172,14 @@ static UidOf make_uid_of(const std::vector<JobView>& ctld) {
   };
 }
 
-// slurmctld's views first; accounting's for the jobs it does not list.
-static void merge(std::vector<JobView>& ctld, std::vector<JobView>& acct, Fetched* out) {
+// slurmctld's views (already in out->views) first; accounting's for the
+// jobs it does not list.
+static void merge(std::vector<JobView>& acct, Fetched* out) {
   std::unordered_set<std::uint32_t> listed;
-  for (const JobView& v : ctld) listed.insert(v.id);
-  out->views = std::move(ctld);
+  for (const JobView& v : out->views) listed.insert(v.id);
   for (JobView& v : acct)
     if (listed.insert(v.id).second) out->views.push_back(std::move(v));
+  acct.clear();
 }
 
 bool Source::token(SourceError* err) {
@@ -347,7 +348,9 @@ bool Source::get(const std::string& path, bool ctld, Fetched* out, SourceError* 
 bool Source::fetch_rest(Time acct_since, Fetched* out, SourceError* err) {
   if (!token(err)) return false;
   if (slurm_api_.empty() && !detect(err, out)) return false;
-  out->now = Time(std::time(nullptr));
+  // Everything stamped before this second is in the answers asked for
+  // now; events of this very second may be half there: the next poll's.
+  out->now = Time(std::time(nullptr)) - 1;
   if (!get("/slurm/" + slurm_api_ + "/jobs", true, out, err)) return false;
   // Jobs that ran after acct_since; asked a little wider (slurmrestd reads
   // the times in its own local time zone).
@@ -355,7 +358,7 @@ bool Source::fetch_rest(Time acct_since, Fetched* out, SourceError* err) {
                            url_encode(local_time(acct_since)) + "&end_time=" +
                            url_encode(local_time(out->now + 60)) + "&skip_steps=true";
   if (!get(path, false, out, err)) return false;
-  merge(out->views, acct_, out);
+  merge(acct_, out);
   return true;
 }
 
@@ -449,13 +452,15 @@ bool Source::run(const std::string& cmd, bool ctld, Fetched* out, SourceError* e
 }
 
 bool Source::fetch_commands(Time acct_since, Fetched* out, SourceError* err) {
-  out->now = Time(std::time(nullptr));
+  // Everything stamped before this second is in the answers asked for
+  // now; events of this very second may be half there: the next poll's.
+  out->now = Time(std::time(nullptr)) - 1;
   if (!run(o_.squeue + " --json", true, out, err)) return false;
   const std::string cmd = o_.sacct + " --json --allusers --starttime " +
                           shell_quote(local_time(acct_since)) + " --endtime " +
                           shell_quote(local_time(out->now + 60));
   if (!run(cmd, false, out, err)) return false;
-  merge(out->views, acct_, out);
+  merge(acct_, out);
   return true;
 }
 

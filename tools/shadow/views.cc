@@ -146,8 +146,12 @@ bool ctld_view(json_t* job, JobView* out, std::string* why) {
     case Kind::PendingBlocked: {
       v.phase = JobView::Phase::Pending;
       const std::int64_t prio = int_of(job, "priority", 1);
-      v.blocked = kind == Kind::PendingBlocked || prio == 0 || eligible == 0 ||
+      v.blocked = kind == Kind::PendingBlocked || prio == 0 ||
                   blocking_reason(text(json_object_get(job, "state_reason")));
+      // Slurm sets the begin time when a scheduler first looks at the job
+      // (job_independent()); the plugin's next cycle would: from submit on.
+      if (!v.blocked && v.eligible == 0) v.eligible = v.submit;
+      if (v.eligible == 0) v.blocked = true;
       break;
     }
     case Kind::Running:
