@@ -631,7 +631,9 @@ int run(int argc, char** argv) {
                  std::to_string(sh.records().size()) + " in all), " +
                  std::to_string(r.corrections) + " corrections, " + std::to_string(r.learned) +
                  " runtimes learned (history: " + std::to_string(sh.book().predictor().users()) +
-                 " users); " + std::to_string(r.cycles) + " cycles replayed");
+                 " users); " + std::to_string(r.cycles) + " cycles replayed; read " +
+                 std::to_string(f.ctld_jobs) + " jobs from slurmctld, " +
+                 std::to_string(f.acct_jobs) + " from accounting");
     } else {
       sh.poll_failed();
       last_error = err.what;
