@@ -17,8 +17,10 @@ what=${1:-demo}
 # Build tools, libraries, the Slurm packages (public headers, daemons for the
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
 # headers). Never slurm-wlm-emulator: it replaces the real daemons.
-# libcurl (easypp-import talks to slurmrestd); MariaDB, slurmdbd, slurmrestd and
-# the JWT plugin: the accounting integration tests run them on localhost.
+# libcurl (easypp-import and easypp-shadow talk to slurmrestd); MariaDB,
+# slurmdbd, slurmrestd and the JWT plugin: the accounting and shadow
+# integration tests run them on localhost. python3-matplotlib draws the HTML
+# pages of easypp-sim --report and easypp-shadow --report.
 PACKAGES="build-essential autoconf automake libtool pkg-config
   libjansson-dev libcppunit-dev zlib1g-dev libboost-dev libcurl4-openssl-dev
   dpkg-dev python3 python3-matplotlib ca-certificates

@@ -286,6 +286,17 @@ class ShadowTest(unittest.TestCase):
         # accounting was read on every poll
         self.assertRegex(self.log("a"), r"read \d+ jobs from slurmctld, [1-9]\d* from accounting")
 
+    @unittest.skipUnless(os.access(os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.X_OK),
+                         "chromium not installed (./setup.sh test installs it)")
+    def test_1_page_in_chromium(self):
+        """The page as a reader sees it: no console error, nothing fetched,
+        every chart drawn (the checker of easypp-sim's page)."""
+        check = os.path.join(cluster.REPO_ROOT, "tests", "cli", "check_report_page.py")
+        p = subprocess.run(["/usr/bin/python3", check, self.out("html/index.html"),
+                            "accuracy", "ratio", "users"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     # --- 2. both sources, and B's restart -------------------------------------------
 
     def test_2_both_shadows_agree(self):
