@@ -610,6 +610,16 @@ int run(int argc, char** argv) {
     }
   };
 
+  // A directory that cannot take the files is a configuration error now,
+  // not after a week (they are written by rename into it).
+  for (const std::string* f : {&o.shadow_state, &o.state}) {
+    if (f->empty()) continue;
+    const std::size_t slash = f->rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : f->substr(0, slash);
+    if (access(dir.c_str(), W_OK | X_OK) != 0)
+      throw ConfigError{*f + ": cannot write into " + dir + ": " + std::strerror(errno)};
+  }
+
   while (!g_stop) {
     const Time t0 = Time(std::time(nullptr));
     // Accounting: the jobs that ran since the last replayed cycle (a restart
@@ -651,11 +661,18 @@ int run(int argc, char** argv) {
   if (reached == 0)
     throw ConfigError{"no poll reached the cluster" +
                       (last_error.empty() ? std::string() : ": " + last_error)};
-  save_all(true);
+  // The report is printed even if the last write fails (then exit 2).
+  std::string final_error;
+  try {
+    save_all(true);
+  } catch (const ConfigError& e) {
+    final_error = e.what;
+  }
   info.source = source.describe();
   info.generated = Time(std::time(nullptr));
   if (!o.quiet && g_stop) log_line("stopped by a signal; reporting");
   write_report(sh, o, info);
+  if (!final_error.empty()) throw ConfigError{final_error};
   if (plugin_state.enabled() && !o.quiet)
     log_line("history of " + std::to_string(sh.book().predictor().users()) + " users in " +
              o.state + (plugin_state.owner().empty() ? "" : ", owned by " + plugin_state.owner()) +

@@ -122,6 +122,9 @@ check "--state exists: --force" has "$T/err" "--force"
 check "--state exists: untouched" [ "$(cat "$T/easypp_state.json")" = '{}' ]
 touch "$T/plainfile"
 expect "--report under a file" 2 "$SH" --commands --slurm-conf "$T/slurm.conf" --report "$T/plainfile/r"
+expect "--shadow-state in a missing directory" 2 env PATH="$T/empty" "$SH" --commands \
+  --slurm-conf "$T/slurm.conf" --shadow-state "$T/nodir/shadow.json"
+check "--shadow-state in a missing directory: told before polling" has "$T/err" "$T/nodir/shadow.json: cannot write into $T/nodir"
 
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]

@@ -405,7 +405,13 @@ class ShadowTest : public CppUnit::TestFixture {
     json_object_set_new(j, "state_reason", json_string("Priority"));
     json_object_set_new(j, "priority", json_integer(0));  // held
     CPPUNIT_ASSERT(ctld_view(j, &v, &why) && v.blocked);
-    // no limit: a year, as the plugin
+    // a limit of 0 minutes: 1 s, as the plugin; none: a year
+    json_object_set_new(j, "time_limit", json_integer(0));
+    CPPUNIT_ASSERT(ctld_view(j, &v, &why));
+    CPPUNIT_ASSERT_EQUAL(Time(1), v.estimate);
+    json_object_set_new(j, "partition", json_string("short,long"));
+    CPPUNIT_ASSERT(ctld_view(j, &v, &why));
+    CPPUNIT_ASSERT_EQUAL(std::string("short"), v.partition);
     json_object_set_new(j, "time_limit", json_null());
     CPPUNIT_ASSERT(ctld_view(j, &v, &why));
     CPPUNIT_ASSERT_EQUAL(kUnlimitedEstimate, v.estimate);

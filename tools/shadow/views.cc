@@ -1,5 +1,6 @@
 #include "shadow/views.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -117,6 +118,9 @@ bool ctld_view(json_t* job, JobView* out, std::string* why) {
   v.user = text(json_object_get(job, "user_name"));
   if (v.user.empty() && v.uid != kNoUser) v.user = std::to_string(v.uid);
   v.partition = text(json_object_get(job, "partition"));
+  // A job pending in several partitions lists them all; it is judged in the
+  // first (a running one names the partition it runs in).
+  if (v.partition.find(',') != std::string::npos) v.partition.resize(v.partition.find(','));
   const Kind kind = state_of(json_object_get(job, "job_state"), &v.state);
   if (kind == Kind::Unknown) {
     *why = "job_state '" + v.state + "' is not a state this tool knows";
@@ -136,7 +140,8 @@ bool ctld_view(json_t* job, JobView* out, std::string* why) {
   switch (json_number(json_object_get(job, "time_limit"), &limit)) {
     case JsonNum::Value:
       // NO_VAL / INFINITE as raw 32-bit values
-      v.estimate = limit > 0 && limit < 0xfffffffeLL ? Time(limit) * 60 : kUnlimitedEstimate;
+      v.estimate = limit >= 0 && limit < 0xfffffffeLL ? std::max<Time>(Time(limit) * 60, 1)
+                                                       : kUnlimitedEstimate;
       break;
     case JsonNum::Bad: *why = "time_limit is not a number"; return false;
     default: v.estimate = kUnlimitedEstimate;
