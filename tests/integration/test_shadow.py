@@ -63,6 +63,7 @@ def accuracy(p, r):
 
 @unittest.skipUnless(os.access(SHADOW, os.X_OK), "easypp-shadow not built")
 class ShadowTest(unittest.TestCase):
+    maxDiff = None
 
     @classmethod
     def setUpClass(cls):

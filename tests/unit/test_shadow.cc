@@ -167,6 +167,7 @@ class ShadowTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testJobsBeforeTheStartAreNotJudged);
   CPPUNIT_TEST(testVanishedJobIsForgotten);
   CPPUNIT_TEST(testBlockedJobsArriveWhenReleased);
+  CPPUNIT_TEST(testFirstLookIsTheSubmission);
   CPPUNIT_TEST(testLifeAccuracy);
   CPPUNIT_TEST(testCtldView2205);
   CPPUNIT_TEST(testCtldView2411);
@@ -369,6 +370,38 @@ class ShadowTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(sh.book().find(5) != nullptr);
     CPPUNIT_ASSERT_EQUAL(Time(50), sh.book().find(5)->prediction);
     CPPUNIT_ASSERT_EQUAL(Time(150), sh.jobs().at(5).arrival);
+  }
+
+  // Slurm stamps the begin time at its first look at a job, a moment that
+  // depends on when it looked: within kFirstLook of the submission the job
+  // is a candidate from its submission, whoever saw which stamp.
+  void testFirstLookIsTheSubmission() {
+    JobView v = running_view(1, 7, 100, 130, 600);
+    v.eligible = 0;
+    CPPUNIT_ASSERT_EQUAL(Time(0), candidate_since(v));
+    for (Time e : {100, 101, 105}) {
+      v.eligible = e;
+      CPPUNIT_ASSERT_EQUAL(Time(100), candidate_since(v));
+    }
+    v.eligible = 106;  // a real delay (--begin, a released hold)
+    CPPUNIT_ASSERT_EQUAL(Time(106), candidate_since(v));
+    // two followers, one seeing the job before Slurm looked at it, one after
+    Shadow a(config()), b(config());
+    a.poll({}, 90);
+    b.poll({}, 90);
+    JobView p;
+    p.id = 1;
+    p.uid = 7;
+    p.submit = 100;
+    p.eligible = 100;  // ctld_view: not yet looked at, eligible from submission
+    p.estimate = 600;
+    a.poll({p}, 101);
+    JobView r = running_view(1, 7, 100, 104, 600);
+    r.eligible = 103;
+    a.poll({r}, 110);
+    b.poll({r}, 110);
+    CPPUNIT_ASSERT_EQUAL(Time(100), a.jobs().at(1).arrival);
+    CPPUNIT_ASSERT_EQUAL(Time(100), b.jobs().at(1).arrival);
   }
 
   void testLifeAccuracy() {

@@ -31,11 +31,17 @@ bool facts_at(const JobView& v, Time c, JobFacts* f) {
   return true;
 }
 
+Time candidate_since(const JobView& v) {
+  if (v.eligible <= 0) return 0;
+  return v.eligible <= v.submit + kFirstLook ? v.submit : v.eligible;
+}
+
 bool candidate_at(const JobView& v, Time c) {
   JobFacts f;
   if (!facts_at(v, c, &f) || f.state != JobFacts::State::Pending) return false;
   if (v.phase == JobView::Phase::Pending && v.blocked) return false;
-  return v.eligible > 0 && v.eligible <= c;
+  const Time since = candidate_since(v);
+  return since > 0 && since <= c;
 }
 
 double life_accuracy(const std::vector<std::pair<Time, Time>>& segments, Time from, Time end,
@@ -161,7 +167,8 @@ void Shadow::cycle(Time c, PollResult* r) {
   book_.correct_expired(c);
   for (auto& [id, t] : jobs_) {
     if (!candidate_at(t.view, c)) continue;
-    book_.observe_waiting(id, t.view.uid, std::max<Time>(t.view.estimate, 1), t.view.eligible, c);
+    book_.observe_waiting(id, t.view.uid, std::max<Time>(t.view.estimate, 1), candidate_since(t.view),
+                          c);
   }
   // Corrections and re-predictions change planning values: new segments.
   for (auto& [id, t] : jobs_) note_plan(t, c, r);
@@ -196,7 +203,7 @@ PollResult Shadow::poll(const std::vector<JobView>& views, Time now) {
     TrackedJob& t = jobs_[v.id];
     t.view = v;
     event(v.submit);
-    event(v.eligible);
+    event(candidate_since(v));
     if (v.phase != JobView::Phase::Pending) event(v.start);
     if (v.phase == JobView::Phase::Finished && v.end > 0) event(v.end + 1);
   }

@@ -210,6 +210,15 @@ class Shadow : private PredictionBook::Listener {
 /// then), as agent.cc's facts_of() fills them; false if the job did not
 /// exist yet at `c`.
 bool facts_at(const JobView& v, Time c, plugin::JobFacts* f);
+/// When the job became a scheduling candidate. Slurm stamps a job's begin
+/// time when a scheduler first looks at it, which under load can be seconds
+/// after its submission, and the moment differs from one poll to the next:
+/// an eligible time within kFirstLook seconds of the submission is that
+/// first look, and the job is a candidate from its submission (as under
+/// sched/easypp, whose cycle a submission wakes). A later one is a real
+/// delay (--begin, a hold released, a dependency satisfied).
+constexpr Time kFirstLook = 5;
+Time candidate_since(const JobView& v);
 /// Was the job a scheduling candidate at `c` (the plugin's build_queues()
 /// would have made or refreshed its prediction)?
 bool candidate_at(const JobView& v, Time c);
