@@ -1,18 +1,34 @@
 #!/bin/sh
-# One entry point for a fresh Debian 12 machine (run as root):
+# One entry point for a fresh Debian 12 machine (run as root; Debian 13 works
+# too, with the roles of the two Slurm releases swapped):
 #
 #   ./setup.sh demo   install what is needed, build, and replay the built-in
 #                     synthetic workload under EASY and EASY++
 #   ./setup.sh test   install what is needed, build, and run every test:
 #                     unit tests, CLI tests, the real-Slurm integration tests
+#                     on Slurm 22.05 (this machine) and on Slurm 24.11 (in a
+#                     Debian 13 root that this script makes and caches; the
+#                     integration suite only)
 #   ./setup.sh deps   only install the Debian packages
-#   ./setup.sh build  only install and build
+#   ./setup.sh build [--slurm 22.05|24.11]
+#                     only install and build, with the plugin for that Slurm
+#                     release (default: this machine's, 22.05); the last line
+#                     printed is the absolute path of the sched_easypp.so built
 #
-# Idempotent: packages already installed and a Slurm source tree already
-# fetched are reused. Needs Debian's package registry (apt-get update).
+# Slurm 22.05 is Debian 12's, Slurm 24.11 Debian 13's. The release of this
+# machine's Debian is built in the repository itself; the other one out of
+# tree in build-<release>/ (from a copy of the sources in build-<release>/src)
+# inside a root of that Debian release made by debootstrap from Debian's
+# registry, cached in /var/cache/easypp/<codename> (EASYPP_ROOT_DIR) and made
+# again when missing or broken (contrib/debian-root.sh).
+#
+# Idempotent: packages already installed, a Slurm source tree already
+# fetched and the Debian 13 root are reused. Needs Debian's package registry.
 set -eu
 cd "$(dirname "$0")"
+repo=$(pwd -P)
 what=${1:-demo}
+[ $# -gt 0 ] && shift
 
 # Build tools, libraries, the Slurm packages (public headers, daemons for the
 # integration tests) and dpkg-dev (to fetch Slurm's source for its internal
@@ -26,17 +42,59 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
   dpkg-dev python3 python3-matplotlib ca-certificates
   slurmctld slurmd slurm-client munge libslurm-dev
   mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
-# The tests also load easypp-sim's --report page in a headless browser.
+# The same in a Debian root; Slurm 24.11's upstream source tree (see
+# contrib/fetch-slurm-source.sh) only configures with munge's headers.
+ROOT_PACKAGES="$PACKAGES libmunge-dev"
+# The tests also load easypp-sim's --report page in a headless browser
+# (on this machine only: the root runs the integration suite).
 if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
+# What this machine needs to make and use that root.
+ROOT_HOST_PACKAGES="debootstrap git"
+
+usage() {
+  echo "usage: $0 demo|test|deps|build [--slurm 22.05|24.11]" >&2
+  exit 2
+}
+
+# The Debian release shipping each supported Slurm release.
+suite_of() {
+  case $1 in
+    22.05) echo bookworm ;;
+    24.11) echo trixie ;;
+    *) return 1 ;;
+  esac
+}
+SUPPORTED="22.05 24.11"
+# This machine's Slurm release (from its Debian release), built natively.
+native=$(. /etc/os-release 2>/dev/null
+  case ${VERSION_CODENAME:-} in bookworm) echo 22.05 ;; trixie) echo 24.11 ;; esac)
+if [ "$native" = 24.11 ]; then
+  # Slurm 24.11's upstream source tree needs munge's headers here too.
+  PACKAGES="$PACKAGES libmunge-dev"
+fi
+
+slurm=${native:-22.05}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --slurm) [ $# -ge 2 ] || usage; slurm=$2; shift 2 ;;
+    --slurm=*) slurm=${1#--slurm=}; shift ;;
+    *) [ "${what#_}" != "$what" ] && break; usage ;;
+  esac
+done
+suite=$(suite_of "$slurm") || {
+  echo "setup: Slurm $slurm is not supported (supported: 22.05, Debian 12's; 24.11, Debian 13's)" >&2
+  exit 2
+}
 
 missing_packages() {
-  for p in $PACKAGES; do
+  for p in "$@"; do
     dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || echo "$p"
   done
 }
 
-deps() {
-  need=$(missing_packages)
+# install PACKAGE...: install those of the packages that are missing.
+install_packages() {
+  need=$(missing_packages "$@")
   [ -z "$need" ] && { echo "setup: all packages present"; return 0; }
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing packages:" $need >&2
@@ -50,7 +108,13 @@ deps() {
   apt-get install -y -q --no-install-recommends $need
 }
 
-# build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and make.
+deps() {
+  # shellcheck disable=SC2086
+  install_packages $PACKAGES
+}
+
+# build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and
+# make, for this machine's Slurm, in the repository.
 build() {
   deps
   ./contrib/fetch-slurm-source.sh
@@ -65,9 +129,100 @@ build() {
   make -j"$(nproc)"
 }
 
+# --- Slurm releases of other Debian releases (a cached Debian root) -----------
+
+# The repository's source files (tracked, and untracked but not ignored) into
+# $1, modification times kept, so that an unchanged file does not rebuild;
+# files gone from the repository are removed from $1.
+snapshot() {
+  dest=$1
+  git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
+    echo "setup: $repo is not a git checkout: cannot tell sources from build products" >&2
+    exit 1
+  }
+  mkdir -p "$dest"
+  git -C "$repo" ls-files -co --exclude-standard |
+    while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u >"$dest.files.new"
+  if [ -f "$dest.files" ]; then
+    comm -23 "$dest.files" "$dest.files.new" | while IFS= read -r f; do rm -f "$dest/$f"; done
+  fi
+  tar -C "$repo" -cf - -T "$dest.files.new" | tar -C "$dest" -xpf -
+  mv "$dest.files.new" "$dest.files"
+}
+
+root_ensure() {
+  # shellcheck disable=SC2086
+  install_packages $ROOT_HOST_PACKAGES
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  EASYPP_ROOT_SUITE=$suite ./contrib/debian-root.sh ensure $ROOT_PACKAGES
+  echo "setup: Debian $suite root ready in $(($(date +%s) - t0)) s"
+}
+
+# in_root COMMAND...: run COMMAND inside the root, the repository mounted at
+# its own path.
+in_root() {
+  EASYPP_ROOT_SUITE=$suite EASYPP_ROOT_ENV="TESTS_PATTERN ${EASYPP_ROOT_ENV:-}" \
+    ./contrib/debian-root.sh run --bind "$repo" "$@"
+}
+
+# build_in_root [CONFIGURE-ARGS...]: build everything for $slurm inside the
+# root, out of tree in build-$slurm/.
+build_in_root() {
+  root_ensure
+  snapshot "$repo/build-$slurm/src"
+  in_root sh "$repo/setup.sh" _root-build --slurm "$slurm" "$@"
+}
+
+# Inside the root: fetch and configure the Slurm source of the installed
+# version, then configure (again, if the arguments changed) and make.
+root_build() {
+  ./contrib/fetch-slurm-source.sh
+  v=$(dpkg-query -W -f '${Version}' libslurm-dev)
+  v=${v#*:}
+  v=${v%-*}
+  case $v in "$slurm".*) ;; *)
+    echo "setup: the root has Slurm $v, not $slurm" >&2; exit 1 ;;
+  esac
+  b=$repo/build-$slurm
+  (cd "$b/src" && { [ -x configure ] || ./autogen.sh; })
+  cd "$b"
+  want="--enable-plugin --with-slurm-source=$repo/.slurm-src/$v $*"
+  have=""
+  [ -f config.status ] && have=$(./config.status --config 2>/dev/null | tr -d "'")
+  if [ ! -f Makefile ] || [ src/configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
+    # shellcheck disable=SC2086
+    ./src/configure $want
+    # The plugin's objects depend on configure options (--enable-debug-checks)
+    # that make cannot see: build them again.
+    make -C plugin clean >/dev/null
+  fi
+  make -j"$(nproc)"
+}
+
+plugin_path() {
+  if [ "$slurm" = "$native" ]; then echo "$repo/plugin/sched_easypp.so"
+  else echo "$repo/build-$slurm/plugin/sched_easypp.so"; fi
+}
+
+# Inside the root: the integration suite on its Slurm.
+root_integration() {
+  b=$repo/build-$slurm
+  rc=0
+  EASYPP_PLUGIN_DIR=$b/plugin EASYPP_SIM=$b/tools/easypp-sim \
+    sh tests/integration/run_integration.sh || rc=$?
+  # A skipped suite did not test this release.
+  [ $rc -eq 77 ] && { echo "setup: the integration suite was skipped on Slurm $slurm" >&2; exit 1; }
+  exit $rc
+}
+
 case $what in
   deps) deps ;;
-  build) build ;;
+  build)
+    if [ "$slurm" = "$native" ]; then build; else build_in_root; fi
+    so=$(plugin_path)
+    [ -f "$so" ] || { echo "setup: $so was not built" >&2; exit 1; }
+    echo "$so" ;;
   demo)
     build
     echo
@@ -76,14 +231,47 @@ case $what in
   test)
     # The tests run a plugin whose planning-value check aborts instead of
     # repairing (--enable-debug-checks): a leak must fail the suite loudly.
+    # This machine's release: everything (make check). Each other supported
+    # release: the integration suite, in a root of its Debian release.
+    failed=""
+    t0=$(date +%s)
     build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
       # Show why, so a CI log is enough to diagnose the failure.
       for f in tests/test-suite.log contrib/test-suite.log; do [ -f "$f" ] && cat "$f"; done
-      echo "setup: tests failed (logs: tests/*.log, tests/*/*.log)" >&2
+      failed="Slurm $native (logs: tests/*.log, tests/*/*.log)"
+    fi
+    echo "setup: Slurm $native: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
+    for slurm in $SUPPORTED; do
+      [ "$slurm" = "$native" ] && continue
+      suite=$(suite_of "$slurm")
+      t0=$(date +%s)
+      build_in_root --enable-debug-checks
+      echo "setup: Slurm $slurm: root and build took $(($(date +%s) - t0)) s"
+      t0=$(date +%s)
+      log=$repo/build-$slurm/integration.log
+      # The accounting tests' database server runs here, outside the root:
+      # Debian 13's slurmdbd does not start against Debian 13's MariaDB
+      # (see tests/integration/host-mariadb.sh).
+      db=$repo/build-$slurm/host-mariadb
+      EASYPP_TEST_DB=$(tests/integration/host-mariadb.sh start "$db") || EASYPP_TEST_DB=""
+      export EASYPP_TEST_DB
+      { rc=0
+        in_root sh "$repo/setup.sh" _root-integration --slurm "$slurm" 2>&1 || rc=$?
+        echo "$rc" >"$log.rc"
+      } | tee "$log"
+      tests/integration/host-mariadb.sh stop "$db"
+      unset EASYPP_TEST_DB
+      [ "$(cat "$log.rc")" = 0 ] ||
+        failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
+      echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
+    done
+    if [ -n "$failed" ]; then
+      echo "setup: tests failed: $failed" >&2
       exit 1
-    fi ;;
-  *)
-    echo "usage: $0 demo|test|deps|build" >&2
-    exit 2 ;;
+    fi
+    echo "setup: all tests passed on Slurm" $SUPPORTED ;;
+  _root-build) root_build "$@" ;;
+  _root-integration) root_integration ;;
+  *) usage ;;
 esac

@@ -3,6 +3,8 @@
 # against: Debian's `slurm-wlm` source package of exactly the version of the
 # installed libslurm-dev, unpacked with dpkg-source and configured once (only
 # config.h and the generated headers are needed; Slurm itself is not built).
+# When the registry serves that version's upstream tarball but not its .dsc
+# (Debian 13's 24.11.5-4+deb13u1), the upstream tarball is used instead.
 #
 # Usage: contrib/fetch-slurm-source.sh [-f] [DESTDIR]
 #   DESTDIR  default: <repository root>/.slurm-src/<upstream version>
@@ -23,7 +25,7 @@ force=no
 while getopts "fh" opt; do
   case $opt in
     f) force=yes ;;
-    h) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    h) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: $prog [-f] [DESTDIR]" >&2; exit 2 ;;
   esac
 done
@@ -183,21 +185,38 @@ if ! apt-get -q "${apt_opts[@]}" update >"$work/apt-update.log" 2>&1; then
   note "warning: 'apt-get update' on the private deb-src list reported errors:"
   grep -E '^(E|W):' "$work/apt-update.log" | head -5 | sed 's/^/  /' >&2 || true
 fi
-if ! (cd "$work/dl" && apt-get -q "${apt_opts[@]}" source --download-only \
-        "$source_pkg=$deb_version") >"$work/apt-source.log" 2>&1; then
+source_ok=yes
+(cd "$work/dl" && apt-get -q "${apt_opts[@]}" source --download-only \
+    "$source_pkg=$deb_version") >"$work/apt-source.log" 2>&1 || source_ok=no
+dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n 1 || true)
+# The upstream tarball of exactly this version (apt checked its hash against
+# the Sources index before keeping it).
+orig=$(ls "$work/dl/${source_pkg}_${upstream}".orig.tar.* 2>/dev/null | head -n 1 || true)
+if [ $source_ok = yes ] && [ -n "$dsc" ]; then
+  note "unpacking $(basename "$dsc")"
+  if ! dpkg-source -x "$dsc" "$work/tree" >"$work/dpkg-source.log" 2>&1; then
+    tail -n 20 "$work/dpkg-source.log" >&2
+    die "dpkg-source -x failed"
+  fi
+elif [ -n "$orig" ]; then
+  # Seen for trixie's slurm-wlm 24.11.5-4+deb13u1: the registry serves the
+  # orig tarball but answers 404 for the .dsc and the debian tarball. The
+  # plugin needs only the headers and config.h, which Debian's patches
+  # (packaging, paths, backported fixes) leave alone; use the upstream tree.
+  note "warning: the .dsc or debian tarball of $source_pkg $deb_version could not be downloaded;"
+  note "warning: using the upstream tarball $(basename "$orig") without Debian's patches"
+  mkdir "$work/tree"
+  if ! tar -xf "$orig" -C "$work/tree" --strip-components=1 >"$work/tar.log" 2>&1; then
+    tail -n 20 "$work/tar.log" >&2
+    die "cannot unpack $(basename "$orig")"
+  fi
+  echo "$(basename "$orig") (upstream only: no .dsc was served)" >"$work/tree/.easypp-source-origin"
+else
   echo "--- apt-get update (private deb-src list) ---" >&2
   tail -n 15 "$work/apt-update.log" >&2
   echo "--- apt-get source ---" >&2
   tail -n 15 "$work/apt-source.log" >&2
-  die "could not download source package $source_pkg=$deb_version from the machine's apt repositories"
-fi
-dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n 1)
-[ -n "$dsc" ] || die "apt-get source downloaded no .dsc file (see above)"
-
-note "unpacking $(basename "$dsc")"
-if ! dpkg-source -x "$dsc" "$work/tree" >"$work/dpkg-source.log" 2>&1; then
-  tail -n 20 "$work/dpkg-source.log" >&2
-  die "dpkg-source -x failed"
+  die "could not download source package $source_pkg=$deb_version (neither its .dsc nor ${source_pkg}_${upstream}.orig.tar.*) from the machine's apt repositories"
 fi
 
 # Configure as Debian's main (non-emulator) build does, minus the options

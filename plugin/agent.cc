@@ -276,7 +276,7 @@ JobFacts facts_of(const job_record_t* job) {
 
 void scan_jobs(State& s, time_t now, CycleStats* st) {
   JobScan scan(s.book, now, s.watermark);
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = static_cast<job_record_t*>(list_next(it)))) scan.observe(facts_of(job));
   list_iterator_destroy(it);
@@ -390,14 +390,14 @@ void note_het_jobs(State& s, const Queues& q) {
 
 Queues build_queues(State& s, time_t now) {
   struct QueueList {  // the queue is freed on every path, exceptions included
-    List l;
+    list_t* l;
     ~QueueList() { FREE_NULL_LIST(l); }
   } queue{build_job_queue(true, true)};
   sort_job_queue(queue.l);
   show_last_planned(s);
   Queues q;
   std::map<std::string, std::size_t> index;
-  ListIterator it = list_iterator_create(queue.l);
+  list_itr_t* it = list_iterator_create(queue.l);
   job_queue_rec_t* rec;
   while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
     if (rec->job_ptr != nullptr && rec->job_ptr->het_job_id != 0 && IS_JOB_PENDING(rec->job_ptr))
@@ -463,7 +463,7 @@ void start_het_jobs(CycleEnv& env, SlurmCluster& cluster, const Queues& q) {
     HetCandidate h;
     h.het_job_id = hid;
     bool runnable = true;
-    ListIterator it = list_iterator_create(leader->het_job_list);
+    list_itr_t* it = list_iterator_create(leader->het_job_list);
     job_record_t* comp;
     while ((comp = static_cast<job_record_t*>(list_next(it)))) {
       if (comp->het_job_id != hid) {  // a damaged list: leave the job alone

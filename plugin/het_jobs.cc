@@ -96,11 +96,8 @@ HetStart test_components(CycleEnv& env, SlurmCluster& cluster, const HetCandidat
 void deallocate(const std::vector<std::uint32_t>& started, std::uint32_t het_id,
                 const std::string& failed, int failed_rc) {
   const time_t now = time(nullptr);
-  // The credential expiration window (slurm_cred.c: 120 s unless
-  // AuthInfo=cred_expire=); 1200 only if it cannot be read, as in Slurm.
-  int cred_lifetime = 1200;
-  (void)slurm_cred_ctx_get(slurmctld_config.cred_ctx, SLURM_CRED_OPT_EXPIRY_WINDOW,
-                           &cred_lifetime);
+  // The credential expiration window (120 s unless AuthInfo=cred_expire=).
+  const int cred_lifetime = easypp_cred_expiry_window();
   for (std::uint32_t id : started) {
     job_record_t* job = find_job_record(id);
     if (job == nullptr || IS_JOB_PENDING(job) || job->details == nullptr) continue;
@@ -110,7 +107,7 @@ void deallocate(const std::vector<std::uint32_t>& started, std::uint32_t het_id,
          slurm_strerror(failed_rc), cred_lifetime + 1);
     job->details->begin_time = now + cred_lifetime + 1;
     job->end_time = now;
-    job->job_state = JOB_PENDING | JOB_COMPLETING;
+    easypp_job_state_set(job, JOB_PENDING | JOB_COMPLETING);
     last_job_update = now;
     build_cg_bitmap(job);
     job_completion_logger(job, false);
@@ -119,7 +116,7 @@ void deallocate(const std::vector<std::uint32_t>& started, std::uint32_t het_id,
     // limits: count it again (no burst buffer stage-out: JOB_KILL_HURRY).
     const std::uint64_t saved_flags = job->bit_flags;
     job->bit_flags |= JOB_KILL_HURRY;
-    acct_policy_add_job_submit(job);
+    easypp_acct_policy_add_job_submit(job);
     job->bit_flags = saved_flags;
     if (job->node_bitmap_cg == nullptr || bit_set_count(job->node_bitmap_cg) == 0)
       batch_requeue_fini(job);

@@ -14,12 +14,8 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "slurm/slurm_errno.h"
-
-#include "src/common/log.h"
+#include "slurm_api.h"  /* Slurm's headers and EASYPP_SCHED_LOCKS (per release) */
 #include "src/common/macros.h"
-#include "src/slurmctld/locks.h"
-#include "src/slurmctld/slurmctld.h"
 
 #include "sched_easypp.h"
 
@@ -35,8 +31,7 @@ static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static bool stop_agent = false;
 static bool wake_agent = false;
 
-static const slurmctld_lock_t sched_locks = {
-	READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+static const slurmctld_lock_t sched_locks = EASYPP_SCHED_LOCKS;
 
 void easypp_slurm_lock(void)
 {

@@ -140,7 +140,7 @@ void SlurmCluster::idle_cpus(std::vector<std::int64_t>* idle) const {
   idle->assign(std::size_t(std::max(node_record_count, 0)), 0);
   node_record_t* node;
   for (int i = 0; (node = next_node(&i)); i++) (*idle)[std::size_t(i)] = node->cpus;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = static_cast<job_record_t*>(list_next(it)))) {
     if (is_active(job)) account_start(job->job_id, idle);
@@ -215,7 +215,7 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
 int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, bool now_only,
                            time_t* start, Bitmap* selected) {
   Bitmap bm = Bitmap::copy_of(on);
-  struct job_details* d = job->details;
+  job_details_t* d = job->details;
   d->features_use = d->features;
   d->feature_list_use = d->feature_list;
   if (d->feature_list_use != nullptr && job_req_node_filter(job, bm.get(), true) != SLURM_SUCCESS)
@@ -226,8 +226,8 @@ int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, 
   const std::uint64_t saved_flags = job->bit_flags;
   job->bit_flags |= BACKFILL_TEST;
   if (now_only) job->bit_flags |= TEST_NOW_ONLY;
-  const int rc = select_g_job_test(job, bm.get(), c.min_nodes, c.max_nodes, c.req_nodes,
-                                   SELECT_MODE_WILL_RUN, nullptr, nullptr, c.exc_core.get());
+  const int rc =
+      easypp_will_run(job, bm.get(), c.min_nodes, c.max_nodes, c.req_nodes, c.exc_core.get());
   job->bit_flags = saved_flags;
   if (start) *start = job->start_time;
   job->start_time = saved_start;
@@ -242,7 +242,7 @@ bool SlurmCluster::fits_now(JobHandle h, Candidate& c, const Bitmap& on, Bitmap*
 
 std::vector<Run> SlurmCluster::runs_on(const Bitmap& on) const {
   std::vector<Run> runs;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   job_record_t* r;
   while ((r = static_cast<job_record_t*>(list_next(it)))) {
     if (!is_active(r) || r->node_bitmap == nullptr || r->end_time == 0) continue;
@@ -287,7 +287,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
   env_.swap.restore();
   Bitmap resv = Bitmap::copy_of(avail);
   bit_not(resv.get());
-  struct job_details* d = job->details;
+  job_details_t* d = job->details;
   bitstr_t* orig_exc = nullptr;
   if (d->exc_node_bitmap != nullptr) {
     orig_exc = bit_copy(d->exc_node_bitmap);
@@ -299,7 +299,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
   const std::uint32_t array_job_id = job->array_job_id;
   int rc = fed_mgr_job_lock(job);
   if (rc == SLURM_SUCCESS) {
-    rc = select_nodes(job, false, nullptr, nullptr, false, SLURMDB_JOB_FLAG_BACKFILL);
+    rc = easypp_select_nodes(job, SLURMDB_JOB_FLAG_BACKFILL);
     if (rc == SLURM_SUCCESS)
       fed_mgr_job_start(job, job->start_time);
     else
@@ -320,7 +320,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail) {
   }
   if (rc == SLURM_SUCCESS) {
     last_job_update = time(nullptr);
-    power_g_job_start(job);
+    easypp_power_job_start(job);
     if (job->batch_flag == 0)
       srun_allocate(job);
     else if (!IS_JOB_CONFIGURING(job))

@@ -140,7 +140,7 @@ class SlurmCluster {
   /// One job's test in one partition, as sched/backfill prepares it.
   struct Candidate {
     Bitmap avail;     ///< usable nodes for this job now (before reservations)
-    Bitmap exc_core;  ///< cores reserved by advanced reservations
+    ResvExc exc_core;  ///< cores (and GRES) reserved by advanced reservations
     std::uint32_t min_nodes = 0, req_nodes = 0, max_nodes = 0;
   };
 

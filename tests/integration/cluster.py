@@ -98,6 +98,48 @@ def tail(path, lines=30):
         return "(cannot read %s: %s)" % (path, e)
 
 
+# --- the Slurm release under test ------------------------------------------------
+# Tests branch on the release only where Slurm itself behaves differently;
+# each such difference is named here.
+
+_slurm_version = None
+
+
+def slurm_version():
+    """The installed slurmctld's (major, minor, micro), from `slurmctld -V`
+    ("slurm-wlm 22.05.8", "slurm 24.11.5")."""
+    global _slurm_version
+    if _slurm_version is None:
+        out = run([SLURMCTLD, "-V"], timeout=10).stdout
+        m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+        if not m:
+            raise ClusterError("cannot read the Slurm version from %r" % out)
+        _slurm_version = tuple(int(x) for x in m.groups())
+    return _slurm_version
+
+
+def slurm_release():
+    """"22.05", "24.11": the release the plugin was built for."""
+    return "%02d.%02d" % slurm_version()[:2]
+
+
+def reconfigure_restarts():
+    """From Slurm 23.11 on, `scontrol reconfigure` makes slurmctld exec itself
+    again: the plugin is unloaded (fini, state saved) and loaded anew (init,
+    state restored), which logs `sched/easypp: loaded (...)` with the new
+    settings. Up to 23.02 slurmctld calls sched_p_reconfig() and the plugin
+    logs `sched/easypp: reconfigured (...)`."""
+    return slurm_version() >= (23, 11)
+
+
+def reconfigured_pattern(settings):
+    """Regex of the log line showing that a reconfigure took effect with
+    settings matching `settings` (a regex of the settings' start)."""
+    if reconfigure_restarts():
+        return r"sched/easypp: loaded \(easypp [^,]*, Slurm [^,]*, " + settings
+    return r"sched/easypp: reconfigured \(" + settings
+
+
 def slurm_plugindir():
     d = os.environ.get("EASYPP_SLURM_PLUGINDIR")
     if d:
@@ -768,7 +810,16 @@ class Cluster:
         return self.client("scontrol", *args, **kw).stdout
 
     def reconfigure(self):
+        """scontrol reconfigure (from 23.11 a restart of slurmctld: see
+        reconfigure_restarts())."""
         self.scontrol("reconfigure")
+
+    def wake_scheduler(self):
+        """Make slurmctld call the plugin's sched_p_reconfig() (the agent
+        runs a cycle at once, trigger=reconfigure) without re-reading
+        slurm.conf or restarting, in every release: `scontrol setdebugflags`
+        with a change that leaves the flags as they are."""
+        self.scontrol("setdebugflags", "-Backfill")
 
     def show_config(self):
         """`scontrol show config` as a dict."""
@@ -1031,6 +1082,26 @@ class Accounting:
         self.rest_port = self.db_port + 2
         self.mariadb = self.slurmdbd = self.restd = None
         self.db_password = "easypp-%d" % random.randrange(1 << 30)
+        self.db_name = "slurm_acct_db"
+        # An external MariaDB server instead of our own (EASYPP_TEST_DB=
+        # "PORT:USER:PASSWORD" on 127.0.0.1, a user allowed to create and drop
+        # the databases slurm_acct_db_*): tests/integration/host-mariadb.sh
+        # starts one. setup.sh gives one to the Slurm 24.11 suite, whose
+        # slurmdbd (Debian 13's 24.11.5) refuses Debian 13's MariaDB 11.8
+        # server (error 5027 in _check_mysql_concat_is_sane) but accepts
+        # MariaDB 10.11, Debian 12's.
+        self.external_db = None
+        ext = os.environ.get("EASYPP_TEST_DB")
+        if ext:
+            port, user, password = ext.split(":", 2)
+            self.external_db = (int(port), user, password)
+            self.db_port = self.external_db[0]
+            while True:
+                self.dbd_port = pick_ports(2)
+                if self.dbd_port not in cl and self.dbd_port + 1 not in cl:
+                    break
+            self.rest_port = self.dbd_port + 1
+            self.db_name = "slurm_acct_db_%s" % cluster.cluster_name
 
     # paths
     def path(self, *parts):
@@ -1093,6 +1164,12 @@ class Accounting:
             % (time.time() - t0, self.db_port, self.dbd_port))
 
     def _start_mariadb(self):
+        if self.external_db:
+            _, user, password = self.external_db
+            self.sql("DROP DATABASE IF EXISTS %s; CREATE DATABASE %s" % (self.db_name, self.db_name))
+            self.db_user, self.db_password = user, password
+            return
+        self.db_user = "slurm"
         d = self.path("db")
         os.makedirs(d)
         datadir = os.path.join(d, "data")
@@ -1114,6 +1191,10 @@ class Accounting:
                  % self.db_password)
 
     def sql(self, statement, check=True):
+        if self.external_db:
+            port, user, password = self.external_db
+            return run(["mariadb", "--no-defaults", "-h", "127.0.0.1", "-P", str(port), "-u", user,
+                        "-p%s" % password, "-N", "-e", statement], timeout=30, check=check)
         return run(["mariadb", "--no-defaults", "--socket=%s" % self.db_socket, "-u", "root",
                     "-N", "-e", statement], timeout=30, check=check)
 
@@ -1133,9 +1214,9 @@ class Accounting:
                 "StorageType=accounting_storage/mysql",
                 "StorageHost=127.0.0.1",
                 "StoragePort=%d" % self.db_port,
-                "StorageUser=slurm",
+                "StorageUser=%s" % self.db_user,
                 "StoragePass=%s" % self.db_password,
-                "StorageLoc=slurm_acct_db"]
+                "StorageLoc=%s" % self.db_name]
         fd = os.open(self.dbd_conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write("\n".join(conf) + "\n")
@@ -1205,6 +1286,8 @@ class Accounting:
         self.slurmdbd = None
         self.c._kill(self.mariadb, "mariadbd", 30)
         self.mariadb = None
+        if self.external_db:
+            self.sql("DROP DATABASE IF EXISTS %s" % self.db_name, check=False)
 
     def _wait(self, what, proc, logfile, ready, timeout=60):
         deadline = time.time() + timeout

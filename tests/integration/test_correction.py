@@ -13,8 +13,8 @@ planned start moves to X's start + 120 s. X keeps running to completion
 (its time limit is untouched), then W runs.
 
 The agent learns and sees new jobs at its cycles; with a 30 s interval the
-test kicks it with `scontrol reconfigure` (which wakes the agent) after the
-history jobs ended and after X started.
+test kicks it (Cluster.wake_scheduler(): sched_p_reconfig wakes the agent)
+after the history jobs ended and after X started.
 """
 
 import os
@@ -36,10 +36,11 @@ class CorrectionTest(SharedClusterTest):
                    scheduler_parameters="sched_interval=2,easypp_interval=30")
 
     def kick(self):
-        """Wake the agent now (a reconfigure runs a cycle at once)."""
+        """Wake the agent now (sched_p_reconfig runs a cycle at once; not
+        `scontrol reconfigure`, which restarts slurmctld from 23.11 on)."""
         n = len(re.findall(r"sched/easypp: cycle: trigger=reconfigure", self.c.ctld_log_text()))
-        self.c.reconfigure()
-        self.c.wait_for("a cycle after reconfigure", lambda: len(re.findall(
+        self.c.wake_scheduler()
+        self.c.wait_for("a cycle after the wake-up", lambda: len(re.findall(
             r"sched/easypp: cycle: trigger=reconfigure", self.c.ctld_log_text())) > n)
 
     def test_correction_moves_the_reservation(self):
@@ -69,9 +70,9 @@ class CorrectionTest(SharedClusterTest):
                        % x, timeout=30)
         self.assertEqual(int(m.group(1)), p)
         self.assertEqual(int(m.group(2)), 120)
-        log = c.ctld_log_text()
-        self.assertRegex(log, r"woke at the predicted end of JobId=%d" % x)
-        self.assertRegex(log, r"sched/easypp: cycle: trigger=correction .*corrections=1")
+        self.assertRegex(c.ctld_log_text(), r"woke at the predicted end of JobId=%d" % x)
+        # The cycle's line comes after its files are written: wait for it.
+        c.wait_log(r"sched/easypp: cycle: trigger=correction .*corrections=1", timeout=10)
         m2 = c.wait_log(r"reservation: JobId=%d partition=batch start=(%d|%d|%d) " % (
             w, jx["start"] + 119, jx["start"] + 120, jx["start"] + 121), timeout=5)
         moved = c.planned_start(w)

@@ -105,6 +105,23 @@ class PluginBinaryTest(unittest.TestCase):
                                  f.read()).group(1), 16)
         self.assertEqual(size, 4)
         self.assertEqual(version, want)
+        major, minor, micro = cluster.slurm_version()  # slurmctld -V
+        self.assertEqual(version, (major << 16) | (minor << 8) | micro)
+
+    def test_build_check_of_plugin_version(self):
+        """plugin/check-plugin-version.sh, run by the build before it puts
+        sched_easypp.so in place, accepts this build for the installed Slurm
+        and refuses it, naming both versions, for another one."""
+        script = os.path.join(cluster.REPO_ROOT, "plugin", "check-plugin-version.sh")
+        with open("/usr/include/slurm/slurm_version.h") as f:
+            want = re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)", f.read()).group(1)
+        ok = subprocess.run(["sh", script, PLUGIN_SO, want], capture_output=True, text=True)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        other = "0x%06x" % (int(want, 16) - 1)
+        bad = subprocess.run(["sh", script, PLUGIN_SO, other], capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("plugin_version is 0x%06x" % int(want, 16), bad.stderr)
+        self.assertIn(other, bad.stderr)
 
     def test_slurm_symbols_are_provided_by_slurmctld(self):
         """Every unversioned undefined symbol must be exported by slurmctld,
@@ -146,7 +163,7 @@ class LoadTest(SharedClusterTest):
 
     def test_2_load_line_and_agent(self):
         m = self.c.wait_log(r"sched/easypp: loaded \((.*)\)$", timeout=5)
-        self.assertIn("Slurm 22.05", m.group(1))
+        self.assertIn("Slurm %s." % cluster.slurm_release(), m.group(1))
         self.assertIn("interval=2s", m.group(1))
         self.c.wait_log(r"sched/easypp: agent running", timeout=10)
 
@@ -175,7 +192,7 @@ class LoadTest(SharedClusterTest):
     def test_4_reconfigure(self):
         c = self.c
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=3,easypp_bogus=1")
-        c.wait_log(r"sched/easypp: reconfigured \(interval=3s ", timeout=15)
+        c.wait_log(cluster.reconfigured_pattern(r"interval=3s "), timeout=15)
         c.wait_log(r"error: sched/easypp: unknown SchedulerParameters key 'easypp_bogus'",
                    timeout=5)
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=junk")
@@ -187,9 +204,10 @@ class LoadTest(SharedClusterTest):
         c = self.c
         job = c.submit(wrap="sleep 1", time_min=1, nodes=1)
         c.wait_jobs([job], timeout=60)
+        loads = len(re.findall(r"sched/easypp: loaded", c.ctld_log_text()))
         c.restart_slurmctld()
         self.assertEqual(c.job_state(job), "COMPLETED")
-        self.assertEqual(len(re.findall(r"sched/easypp: loaded", c.ctld_log_text())), 2)
+        self.assertEqual(len(re.findall(r"sched/easypp: loaded", c.ctld_log_text())), loads + 1)
         job2 = c.submit(wrap="sleep 1", time_min=1, nodes=3)
         self.assertEqual(c.wait_jobs([job2], timeout=60)[job2]["JobState"], "COMPLETED")
 

@@ -17,6 +17,7 @@ learned twice would show up as duplicated entries) and easypp_fullness=partial
 import os
 import re
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -56,6 +57,7 @@ class RestartTest(SharedClusterTest):
     def test_2_history_back_after_restart(self):
         c = self.c
         before = self.before
+        restarted = int(time.time())
         c.restart_slurmctld()
         m = c.wait_log(r"sched/easypp: history of (\d+) users \((\d+) jobs learned so far\) "
                        r"loaded from \S+easypp_state\.json", timeout=10)
@@ -63,8 +65,11 @@ class RestartTest(SharedClusterTest):
         self.assertEqual(m.group(2), "3")
         # After a few cycles: the same entries, nothing learned again from
         # the finished jobs slurmctld restored.
-        c.wait_for("a status file after the restart", lambda: (c.status() or {}).get(
-            "totals", {}).get("cycles", 0) >= 3, timeout=15)
+        # (The status file the old slurmctld wrote is there too: its totals
+        # count the jobs learned before the restart. Wait for the new one.)
+        c.wait_for("a status file after the restart", lambda: (lambda st: st.get(
+            "written", 0) >= restarted and st.get("totals", {}).get("cycles", 0) >= 3)(
+                c.status() or {}), timeout=15)
         st = c.status()
         self.assertEqual(st["totals"]["learned"], 0, st["totals"])
         self.assertEqual(sorted(c.history(U1)), before[U1])
@@ -72,6 +77,10 @@ class RestartTest(SharedClusterTest):
         # u1's next job is predicted from the restored history (the average
         # of its two runtimes, rounded up).
         p = -(-sum(before[U1]) // 2)
+        # Once the nodes have registered again (24.11's slurmd take a few
+        # seconds): before that the plugin cannot start the job, and Slurm's
+        # main scheduler may start it first, without a prediction to log.
+        c.wait_idle()
         j = c.submit(wrap="sleep 1", time_min=5, nodes=1, user=U1)
         c.wait_jobs([j], timeout=60)
         self.assertRegex(c.ctld_log_text(),

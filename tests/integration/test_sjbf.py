@@ -74,7 +74,7 @@ class SjbfTest(SharedClusterTest):
     def test_2_fcfs_order_without_sjbf(self):
         c = self.c
         c.set_scheduler_parameters(PARAMS + ",easypp_sjbf=no")
-        c.wait_log(r"sched/easypp: reconfigured \(.*sjbf=no", timeout=15)
+        c.wait_log(cluster.reconfigured_pattern(r".*sjbf=no"), timeout=15)
         try:
             r = self.scenario()
         finally:

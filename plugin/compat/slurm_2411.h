@@ -1,0 +1,108 @@
+// Slurm 24.11: the release-specific part of the plugin's Slurm API (included
+// by slurm_api.h only; see there).
+//
+// Against 22.05 (compat/slurm_2205.h): select.h and mcs.h moved to
+// src/interfaces/ (23.02) and the power layer is gone (23.11); the list
+// types are list_t/list_itr_t; advanced reservations return their
+// exclusions as a resv_exc_t (cores, GRES) instead of a core bitmap;
+// select_g_job_test() takes a will_run_data_t (NULL: no start/end window,
+// as in 22.05); select_nodes() takes a job_node_select_t;
+// acct_policy_add_job_submit() says whether the association lock is held;
+// the credential context API is gone (cred_expiration()); srun_allocate()
+// is declared in proc_req.h.
+#pragma once
+
+#define operator slurm_operator  // see slurm_api.h
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wparentheses"
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "src/interfaces/cred.h"
+#include "src/interfaces/mcs.h"
+#include "src/interfaces/select.h"
+#include "src/slurmctld/proc_req.h"
+#ifdef __cplusplus
+}
+#endif
+#pragma GCC diagnostic pop
+#undef operator
+
+/* The scheduling lock set, sched/backfill's: configuration READ, jobs WRITE,
+ * nodes WRITE, partitions READ, federation READ. */
+#define EASYPP_SCHED_LOCKS \
+  { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK }
+
+#ifdef __cplusplus
+
+namespace easypp::plugin {
+
+/// What advanced reservations exclude inside the nodes job_test_resv()
+/// returns (cores, GRES), owned. out() is job_test_resv()'s output
+/// argument, get() select_g_job_test()'s input.
+class ResvExc {
+ public:
+  ResvExc() = default;
+  ~ResvExc() { clear(); }
+  ResvExc(const ResvExc&) = delete;
+  ResvExc& operator=(const ResvExc&) = delete;
+  resv_exc_t* out() {
+    clear();
+    return &r_;
+  }
+  resv_exc_t* get() const { return &r_; }
+
+ private:
+  // 24.11's reservation_delete_resv_exc_parts() frees the cores only, not
+  // the GRES lists job_test_resv() duplicates into it (Slurm frees them
+  // too from 25.05 on): free them here (the gres_js_* point into them).
+  void clear() {
+    r_.gres_js_exc = nullptr;
+    r_.gres_js_inc = nullptr;
+    FREE_NULL_LIST(r_.gres_list_exc);
+    FREE_NULL_LIST(r_.gres_list_inc);
+    reservation_delete_resv_exc_parts(&r_);
+    r_ = resv_exc_t{};
+  }
+  mutable resv_exc_t r_{};
+};
+
+}  // namespace easypp::plugin
+
+/// select_g_job_test(SELECT_MODE_WILL_RUN) without preemption: the earliest
+/// start of job on bitmap (in job->start_time), nodes selected in bitmap.
+/// No will_run_data_t: every running job may end (as in 22.05).
+inline int easypp_will_run(job_record_t* job, bitstr_t* bitmap, uint32_t min_nodes,
+                           uint32_t max_nodes, uint32_t req_nodes, resv_exc_t* resv_exc) {
+  return select_g_job_test(job, bitmap, min_nodes, max_nodes, req_nodes, SELECT_MODE_WILL_RUN,
+                           nullptr, nullptr, resv_exc, nullptr);
+}
+
+/// select_nodes() for a real start (not a test, not at submission).
+inline int easypp_select_nodes(job_record_t* job, uint32_t scheduler_type) {
+  job_node_select_t sel{};
+  sel.job_ptr = job;
+  return select_nodes(&sel, false, false, scheduler_type);
+}
+
+/// Count a job's submission against its association limits again; the
+/// association manager lock is not held.
+inline void easypp_acct_policy_add_job_submit(job_record_t* job) {
+  acct_policy_add_job_submit(job, false);
+}
+
+/// No power layer since 23.11.
+inline void easypp_power_job_start(job_record_t*) {}
+
+/// The job credential's lifetime in seconds (AuthInfo=cred_expire=, 120 by
+/// default).
+inline int easypp_cred_expiry_window() { return cred_expiration(); }
+
+/// Set a job's state. 24.11 has job_state_set() (which also updates the job
+/// state cache of SchedulerParameters=enable_job_state_cache, off by
+/// default), but Debian's slurmctld 24.11.5 does not export it, so the
+/// state is written as in 22.05; with that cache enabled, squeue may show
+/// the old state of an undone het job component until its next change.
+inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
+
+#endif  // __cplusplus
