@@ -293,7 +293,7 @@ class ShadowTest(unittest.TestCase):
         self.assertRegex(self.log("a"), r"read \d+ jobs from slurmctld, [1-9]\d* from accounting")
 
     @unittest.skipUnless(os.access(os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.X_OK),
-                         "chromium not installed (./setup.sh test installs it)")
+                         "chromium not installed here (./setup.sh test checks the page in the native suite)")
     def test_1_page_in_chromium(self):
         """The page as a reader sees it: no console error, nothing fetched,
         every chart drawn (the checker of easypp-sim's page)."""
