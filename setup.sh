@@ -226,6 +226,7 @@ root_integration() {
   b=$repo/build-$slurm
   rc=0
   EASYPP_PLUGIN_DIR=$b/plugin EASYPP_SIM=$b/tools/easypp-sim \
+    EASYPP_SHADOW=$b/tools/easypp-shadow EASYPP_CTL=$b/plugin/easypp-ctl \
     sh tests/integration/run_integration.sh || rc=$?
   # A skipped suite did not test this release.
   [ $rc -eq 77 ] && { echo "setup: the integration suite was skipped on Slurm $slurm" >&2; exit 1; }

@@ -620,15 +620,20 @@ void publish_projected(State& s, CycleEnv& env, const std::set<std::string>& fin
 }
 
 // DebugFlags=BackfillMap: every reservation of the cycle, changed or not,
-// with the nodes it holds and whether the starvation guard protects it.
+// with the nodes it holds and the room the guard leaves around it.
 void log_map(const CycleEnv& env) {
   if (!(slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL_MAP)) return;
   for (const Reservation<Bitmap>& r : env.plan.reservations) {
     char* nodes = r.nodes ? bitmap2node_name(r.nodes.get()) : nullptr;
+    // The head's room: none (no guard), 0 (a switch fired: safe
+    // backfilling), or how far past the shadow an estimate may end.
+    const std::string room = r.room >= kNever ? ""
+                             : r.room == 0   ? " guarded (safe backfilling)"
+                                             : " room=" + std::to_string(long(r.room)) + "s";
+    const std::string shadow =
+        r.shadow >= kNever ? std::string("never") : std::to_string(long(r.shadow));
     log_flag(BACKFILL_MAP, "sched/easypp: map: partition=%s JobId=%u shadow=%s nodes=%s%s",
-             r.partition.c_str(), r.job,
-             r.shadow >= kNever ? "never" : std::to_string(long(r.shadow)).c_str(),
-             nodes ? nodes : "(none)", r.guarded ? " guarded (safe backfilling)" : "");
+             r.partition.c_str(), r.job, shadow.c_str(), nodes ? nodes : "(none)", room.c_str());
     xfree(nodes);
   }
 }

@@ -2,6 +2,15 @@
 
 namespace easypp::plugin {
 
+PredictionBook::Options plugin_book_options() {
+  PredictionBook::Options o;
+  o.grace = 1;
+  o.min_learned_runtime = 1;
+  o.dense_handles = 0;
+  o.always_learn = true;
+  return o;
+}
+
 JobScan::JobScan(PredictionBook& book, Time now, Time watermark)
     : book_(book), now_(now), watermark_(watermark) {
   book_.begin_sweep();

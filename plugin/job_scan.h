@@ -24,6 +24,13 @@
 
 namespace easypp::plugin {
 
+/// The book's options in slurmctld: a correction falls due 1 s after the
+/// predicted end (Slurm keeps whole seconds and learns of an end a little
+/// late), runtimes of 0 s (jobs that never ran) are not learned, job ids are
+/// sparse, and runtimes are learned even under plan=estimate. Whatever
+/// follows a cluster as the plugin would (easypp-shadow) uses exactly these.
+PredictionBook::Options plugin_book_options();
+
 /// What the scan needs to know about one job of slurmctld's job list.
 struct JobFacts {
   enum class State { Pending, Running, Finished, Other };

@@ -817,6 +817,43 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
 
 }  // namespace
 
+bool write_file_atomic(const std::string& path, const std::string& data, unsigned mode,
+                       std::string* error) {
+  try {
+    return write_atomic(path, data, mode_t(mode), error);
+  } catch (const std::exception& e) {
+    *error = path + ": cannot write: " + e.what();
+  }
+  return false;
+}
+
+bool read_json_text(const std::string& path, std::string* text, std::string* error,
+                    bool* missing) {
+  if (missing) *missing = false;
+  try {
+    LoadFailure failure = LoadFailure::kNone;
+    if (!read_file(path, text, &failure, error)) {
+      if (missing) *missing = failure == LoadFailure::kMissing;
+      return false;
+    }
+    if (text->empty()) {
+      *error = path + ": empty file";
+      return false;
+    }
+    std::string why;
+    if (!precheck(*text, &why)) {
+      *error = path + ": " + why;
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    *error = path + ": cannot read: " + e.what();
+  }
+  return false;
+}
+
+bool check_saved_state(const SavedState& s, std::string* why) { return check_state(s, why); }
+
 bool load_state(const std::string& path, SavedState* out, std::string* error,
                 LoadFailure* failure) {
   LoadFailure ignored;

@@ -179,6 +179,20 @@ std::string status_to_json(const Status& s, StatusPart part);
 /// JSON text of a state, as the state file spells it (written = its time).
 std::string state_to_json(const SavedState& s, Time written);
 
+/// The pieces of the files' safety, for the tools that write files of their
+/// own the same way (easypp-shadow's state):
+///  - write `data` to `path` atomically with exactly `mode` (save_state's
+///    protocol: temporary file, fsync, rename, fsync of the directory);
+bool write_file_atomic(const std::string& path, const std::string& data, unsigned mode,
+                       std::string* error);
+///  - read a JSON file whole (at most 512 MiB, a regular file) and refuse
+///    what jansson would mishandle (NUL bytes, absurd nesting);
+bool read_json_text(const std::string& path, std::string* text, std::string* error,
+                    bool* missing = nullptr);
+///  - the checks save_state makes before writing (so a state that passes
+///    them loads back).
+bool check_saved_state(const SavedState& s, std::string* why);
+
 /// Default file names inside StateSaveLocation.
 constexpr const char* kStateFileName = "easypp_state.json";
 constexpr const char* kStatusFileName = "easypp_status.json";

@@ -101,7 +101,7 @@ void ReportDir::write(json_t* doc) {
   const std::string script = find_report_script();
   if (script.empty())
     throw std::runtime_error(std::string("--report: easypp-report not found (looked at $EASYPP_REPORT, beside "
-                                         "easypp-sim, and in ") + EASYPP_PKGLIBEXECDIR + ")");
+                                         "this program, and in ") + EASYPP_PKGLIBEXECDIR + ")");
   const std::string html = tmp_ + "/index.html";
   std::vector<std::string> args = {script, data, html};
   std::vector<char*> argv;

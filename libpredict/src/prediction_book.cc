@@ -310,6 +310,18 @@ const JobPlan& PredictionBook::observe_running(JobHandle h, UserId user, Time es
   return p;
 }
 
+const JobPlan& PredictionBook::adopt(const JobPlan& plan, Time now) {
+  if (Slot* old = slot(plan.handle)) drop(*old);
+  Slot& s = make_slot(plan.handle);
+  s.plan = plan;
+  if (tracks_users() && plan.user != kNoUser) {
+    touch_user(plan.user, now, +1);
+    if (propagates() && !plan.running) users_[plan.user].waiting.push_back(plan.handle);
+  }
+  schedule_expiry(s.plan);
+  return s.plan;
+}
+
 void PredictionBook::keep(JobHandle h) {
   if (Slot* s = slot(h)) s->mark = sweep_mark_;
 }

@@ -1261,10 +1261,11 @@ class Accounting:
     def sql(self, statement, check=True):
         if self.external_db:
             port, user, password = self.external_db
-            # --skip-ssl: the loopback server has no TLS, which 11.x clients insist on.
-            return run(["mariadb", "--no-defaults", "--skip-ssl", "-h", "127.0.0.1", "-P",
-                        str(port), "-u", user, "-p%s" % password, "-N", "-e", statement],
-                       timeout=30, check=check)
+            # --skip-ssl: Debian 13's client (MariaDB 11.8) insists on TLS by
+            # default, which the host's 10.11 server on loopback does not offer.
+            return run(["mariadb", "--no-defaults", "--skip-ssl", "-h", "127.0.0.1", "-P", str(port),
+                        "-u", user, "-p%s" % password, "-N", "-e", statement], timeout=30,
+                       check=check)
         return run(["mariadb", "--no-defaults", "--socket=%s" % self.db_socket, "-u", "root",
                     "-N", "-e", statement], timeout=30, check=check)
 

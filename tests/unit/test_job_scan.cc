@@ -13,12 +13,8 @@ using namespace easypp::plugin;
 
 namespace {
 
-PredictionBook::Options plugin_options() {
-  PredictionBook::Options o;
-  o.grace = 1;
-  o.min_learned_runtime = 1;
-  return o;
-}
+// The plugin's own options (job_scan.h), as the plugin and easypp-shadow use them.
+PredictionBook::Options plugin_options() { return plugin_book_options(); }
 
 JobFacts running(std::uint32_t id, Time start, Time estimate = 600, UserId user = 100) {
   JobFacts f;
@@ -60,6 +56,7 @@ class JobScanTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testFinishedJobsLearnedOnce);
   CPPUNIT_TEST(testHetComponentsAndCancelledJobs);
   CPPUNIT_TEST(testPendingJobsKept);
+  CPPUNIT_TEST(testPluginBookOptions);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -124,6 +121,14 @@ class JobScanTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(b.find(3) != nullptr);  // pending (even held): kept
     scan(b, 30, 0, {});
     CPPUNIT_ASSERT(b.find(3) == nullptr);  // gone: forgotten
+  }
+
+  void testPluginBookOptions() {
+    const PredictionBook::Options o = plugin_book_options();
+    CPPUNIT_ASSERT_EQUAL(Time(1), o.grace);
+    CPPUNIT_ASSERT_EQUAL(Time(1), o.min_learned_runtime);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(0), o.dense_handles);
+    CPPUNIT_ASSERT(o.always_learn);
   }
 };
 

@@ -63,6 +63,7 @@ class PredictionBookTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSimulatorOptions);
   CPPUNIT_TEST(testHistoryTtl);
   CPPUNIT_TEST(testEndBound);
+  CPPUNIT_TEST(testAdoptContinuesAsBefore);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -339,6 +340,40 @@ class PredictionBookTest : public CppUnit::TestFixture {
     c.policy.safe = true;
     b.configure(c);
     CPPUNIT_ASSERT_EQUAL(Time(1600), b.end_bound(1, 1000));  // safe backfill
+  }
+
+  // A follower saves its plans and a new book adopts them: the same
+  // corrections fall due at the same times, and a waiting job keeps its
+  // value (without propagation, later history does not change it).
+  void testAdoptContinuesAsBefore() {
+    PredictionBook a(easypp_cfg(), plugin_options());
+    learn_two(a, 20, 40);  // user 100: prediction 30
+    a.arrive(1, 100, 600, 50, 50);
+    a.start(1, 60);        // due at 60 + 30 + 1
+    a.arrive(2, 100, 900, 55, 55);
+    CPPUNIT_ASSERT_EQUAL(1u, a.correct_expired(91));
+    std::vector<JobPlan> saved;
+    a.for_each([&](const JobPlan& p) { saved.push_back(p); });
+
+    PredictionBook b(easypp_cfg(), plugin_options());
+    b.restore_history(a.predictor().snapshot(), 92);
+    b.finish(60, 100, 600, 500, 92);  // newer history: not for the adopted jobs
+    for (const JobPlan& p : saved) b.adopt(p, 92);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), b.size());
+    const JobPlan* one = b.find(1);
+    CPPUNIT_ASSERT(one != nullptr && one->running);
+    CPPUNIT_ASSERT_EQUAL(Time(600), one->prediction);  // corrected to its limit
+    CPPUNIT_ASSERT_EQUAL(Time(30), one->first_prediction);
+    CPPUNIT_ASSERT_EQUAL(1u, one->corr.count);
+    CPPUNIT_ASSERT_EQUAL(Time(30), b.find(2)->prediction);
+    // the next correction (beyond the limit) falls due where a's does
+    CPPUNIT_ASSERT_EQUAL(a.next_expiry(), b.next_expiry());
+    CPPUNIT_ASSERT_EQUAL(Time(60 + 600 + 1), b.next_expiry());
+    CPPUNIT_ASSERT_EQUAL(a.correct_expired(700), b.correct_expired(700));
+    CPPUNIT_ASSERT_EQUAL(a.find(1)->prediction, b.find(1)->prediction);
+    // adopting again replaces, never duplicates
+    b.adopt(saved[0], 93);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), b.size());
   }
 };
 

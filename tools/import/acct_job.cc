@@ -5,33 +5,32 @@
 
 namespace easypp::import {
 
-namespace {
-
-enum class Num { Unset, Value, Infinite, Bad };
-
-// An integer field in either encoding: 42, 42.0, null, or
-// {"set": true, "infinite": false, "number": 42}.
-Num number(json_t* v, std::int64_t* out) {
-  if (v == nullptr || json_is_null(v)) return Num::Unset;
+JsonNum json_number(json_t* v, std::int64_t* out) {
+  if (v == nullptr || json_is_null(v)) return JsonNum::Unset;
   if (json_is_integer(v)) {
     *out = json_integer_value(v);
-    return Num::Value;
+    return JsonNum::Value;
   }
   if (json_is_real(v)) {
     const double d = json_real_value(v);
-    if (!std::isfinite(d) || d < -9.0e15 || d > 9.0e15) return Num::Bad;
+    if (!std::isfinite(d) || d < -9.0e15 || d > 9.0e15) return JsonNum::Bad;
     *out = std::int64_t(d);
-    return Num::Value;
+    return JsonNum::Value;
   }
   if (json_is_object(v)) {
     json_t* inf = json_object_get(v, "infinite");
-    if (json_is_true(inf)) return Num::Infinite;
+    if (json_is_true(inf)) return JsonNum::Infinite;
     json_t* set = json_object_get(v, "set");
-    if (set != nullptr && !json_is_true(set)) return Num::Unset;
-    return number(json_object_get(v, "number"), out);
+    if (set != nullptr && !json_is_true(set)) return JsonNum::Unset;
+    return json_number(json_object_get(v, "number"), out);
   }
-  return Num::Bad;
+  return JsonNum::Bad;
 }
+
+namespace {
+
+using Num = JsonNum;
+Num number(json_t* v, std::int64_t* out) { return json_number(v, out); }
 
 json_t* path(json_t* v, const char* a, const char* b = nullptr) {
   v = json_object_get(v, a);

@@ -41,6 +41,11 @@ struct AcctJob {
   bool array_task() const { return array_job_id != 0; }
 };
 
+/// An integer field in either encoding of Slurm's OpenAPI versions: 42,
+/// 42.0, null, or {"set": true, "infinite": false, "number": 42}.
+enum class JsonNum { Unset, Value, Infinite, Bad };
+JsonNum json_number(json_t* v, std::int64_t* out);
+
 /// Fill *out from one element of "jobs". False with *why on a record that
 /// cannot be used (it is counted and skipped by the caller).
 bool parse_job(json_t* job, AcctJob* out, std::string* why);

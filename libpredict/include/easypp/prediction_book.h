@@ -182,6 +182,13 @@ class PredictionBook {
   /// its kill time and keeps its prediction.
   const JobPlan& observe_running(JobHandle h, UserId user, Time estimate, Time start, Time now);
 
+  /// Put back a job exactly as an earlier book had it (its planning value,
+  /// first value, corrections, start): a follower that saved its plans
+  /// continues after a restart as if it had not stopped (easypp-shadow).
+  /// Replaces a job of the same handle; its correction falls due as
+  /// start() would schedule it.
+  const JobPlan& adopt(const JobPlan& plan, Time now);
+
   /// Sweep: begin_sweep(), then keep() (or any call above) for every job
   /// still there, then sweep() forgets the others: a job that vanished
   /// without being seen to end no longer drives corrections.
