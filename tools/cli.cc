@@ -95,6 +95,9 @@ Metrics:
       --narrow-threshold N        narrow/wide boundary (8)
 
 Output:
+      --parse-only        read and check the workload, replay nothing: the
+                          input summary (and, with --json, the process's CPU
+                          time): the floor a replay's cost is compared with
       --json              one JSON document instead of the table
       --output-swf FILE   write the simulated schedule as SWF (wait times
                           filled in); with several schedulers FILE must
@@ -110,7 +113,7 @@ enum {
   OPT_LOAD = 1000, OPT_SIZE_FROM, OPT_DEFAULT_EST, OPT_CLIP, OPT_UNSORTED, OPT_MAX_JOBS,
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
   OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
-  OPT_KNOB_FIRST
+  OPT_PARSE_ONLY, OPT_KNOB_FIRST
 };
 
 // Every knob is also a long option (--window 3 is --scheduler easy++:window=3
@@ -207,6 +210,7 @@ Options parse(int argc, char** argv) {
       {"threads", required_argument, nullptr, OPT_THREADS},
       {"top-users", required_argument, nullptr, OPT_TOP_USERS},
       {"report", required_argument, nullptr, OPT_REPORT},
+      {"parse-only", no_argument, nullptr, OPT_PARSE_ONLY},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
@@ -277,6 +281,7 @@ Options parse(int argc, char** argv) {
         o.report_dir = optarg;
         if (o.report_dir.empty()) usage_error("--report needs a directory name");
         break;
+      case OPT_PARSE_ONLY: o.parse_only = true; break;
       case 'q': o.quiet = true; break;
       case 'h': std::cout << kHelp; std::exit(0);
       case 'V': std::cout << "easypp-sim " PACKAGE_VERSION "\n"; std::exit(0);
@@ -301,6 +306,8 @@ Options parse(int argc, char** argv) {
   if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
     usage_error("--output-swf with several schedulers needs %s in the file name");
   if (!o.output_swf.empty()) o.wl.keep_records = true;
+  if (o.parse_only && (!o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty()))
+    usage_error("--parse-only replays nothing: no --output-swf, --shake or --report");
   if ((jitter_given || seed_given) && o.shake.copies == 0)
     usage_error(std::string(jitter_given ? "--shake-jitter" : "--shake-seed") + " needs --shake N");
   if (o.shake.copies > 0 && o.shake.band == 0 && o.shake.jitter == 0)

@@ -26,6 +26,7 @@ struct Options {
   ShakeOptions shake;        ///< shake.copies == 0: no shaking
   std::string report_dir;    ///< --report DIR ("" : none)
   std::size_t top_users = 10;  ///< per-user rows in the table
+  bool parse_only = false;     ///< --parse-only: read the workload, replay nothing
 };
 
 /// Parse argv. On --help/--version prints and exits 0; on a bad option or

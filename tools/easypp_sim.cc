@@ -67,6 +67,17 @@ int main(int argc, char** argv) {
                   << " malformed lines skipped in all (counts by reason: --json)\n";
     }
 
+    if (opt.parse_only) {
+      report::Report rep;
+      rep.workload = &w;
+      rep.read_seconds = read_s;
+      if (opt.json ? !report::print_json(std::cout, rep) : (report::print_text(std::cout, rep), !std::cout)) {
+        std::cerr << "easypp-sim: cannot write to standard output\n";
+        return 1;
+      }
+      return 0;
+    }
+
     // Checked before any replay: a typo in --report costs nothing. (After
     // the reading, which may still exit without unwinding on a bad
     // synthetic spec.)

@@ -7,8 +7,8 @@ namespace easypp {
 
 void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicted_end) {
   ++version_;
-  [[maybe_unused]] auto n = running_.erase(Run{predicted_end, h, size});
-  assert(n == 1);
+  [[maybe_unused]] const bool erased = running_.erase(Run{predicted_end, h, size});
+  assert(erased);
   free_ += size;
 }
 
@@ -17,6 +17,28 @@ void ProcResources::move_predicted_end(JobHandle h, std::int64_t size, Time old_
   ++version_;
   running_.erase(Run{old_end, h, size});
   running_.insert(Run{new_end, h, size});
+}
+
+ProcResources::RunSet::const_iterator ProcResources::first_holding(std::int64_t need,
+                                                                  std::int64_t* held) const {
+  auto node = running_.node_begin();
+  const auto end = running_.node_end();
+  std::int64_t acc = 0;
+  while (node != end) {
+    const auto l = node.get_l_child();
+    const std::int64_t in_left = l != end ? l.get_metadata() : 0;
+    if (acc + in_left >= need) {
+      node = l;
+      continue;
+    }
+    acc += in_left + (**node).size;
+    if (acc >= need) {
+      *held = acc;
+      return *node;
+    }
+    node = node.get_r_child();
+  }
+  return running_.end();
 }
 
 void ProcResources::begin_pass(Time now) {
@@ -79,13 +101,11 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
       shadow_ = now_;
       extra_ = avail - size;
     } else {
-      for (const Run& r : running_) {
-        avail += r.size;
-        if (avail >= size) {
-          shadow_ = r.end;
-          extra_ = avail - size;
-          break;
-        }
+      std::int64_t held = 0;
+      const auto r = first_holding(size - avail, &held);
+      if (r != running_.end()) {
+        shadow_ = r->end;
+        extra_ = avail + held - size;
       }
     }
     cached_version_ = version_;

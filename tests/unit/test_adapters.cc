@@ -308,7 +308,7 @@ void contract_shadow_and_extra() {
   auto& a = w.adapter();
   // A 7-processor head fits when B ends: shadow 200 (extra room remains).
   CPPUNIT_ASSERT_EQUAL(Time(200), a.reserve(3, 50, true));
-  CPPUNIT_ASSERT(a.room_beyond_shadow());
+  CPPUNIT_ASSERT_EQUAL(std::int64_t(2), std::min(a.free_width(), a.extra_width()));
   // Case (b): ending after the shadow, but outside the head's need (room
   // beyond the shadow may remain as an upper bound; nothing is free now).
   CPPUNIT_ASSERT(a.backfill(4, 300));
@@ -324,7 +324,7 @@ void contract_case_a_and_b() {
   World w(10, jobs, 0);
   auto& a = w.adapter();
   CPPUNIT_ASSERT_EQUAL(Time(100), a.reserve(2, 50, true));
-  CPPUNIT_ASSERT(!a.room_beyond_shadow());
+  CPPUNIT_ASSERT_EQUAL(std::int64_t(0), a.extra_width());
   CPPUNIT_ASSERT(!a.backfill(3, 200));  // would delay the head: refused
   CPPUNIT_ASSERT(a.backfill(4, 80));    // case (a): ends before the shadow
   CPPUNIT_ASSERT(!a.can_start_more());

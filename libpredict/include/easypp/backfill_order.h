@@ -4,7 +4,8 @@
 // Each order is a small named policy the scheduling pass is instantiated
 // with (policy.h): it names the sequence of candidates, an ordered range of
 // the wait queue (which keeps both orders sorted, so a pass never sorts),
-// and what the pass may assume about it.
+// and what the pass may assume about it, and its candidate index: the first
+// job in the order that could start in the current state of the pass.
 #pragma once
 
 #include "easypp/queue.h"
@@ -27,6 +28,12 @@ struct FcfsBackfill {
   static WaitQueue::QueueSet::const_iterator last(const WaitQueue& q) {
     return q.queue_order().end();
   }
+  /// The candidate index (queue.h): the first job in this order that passes
+  /// the probe; it answers probes by estimate (safe backfilling) too.
+  static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
+    return q.first_in_queue_order(p);
+  }
+  static constexpr bool kIndexedByEstimate = true;
 };
 
 /// SJBF (Tsafrir, Etsion & Feitelson 2007): the candidates by ascending
@@ -44,6 +51,12 @@ struct ShortestJobBackfilledFirst {
   static WaitQueue::PredSet::const_iterator last(const WaitQueue& q) {
     return q.prediction_order().end();
   }
+  /// The candidate index (queue.h); by prediction only (a safe pass walks
+  /// the order).
+  static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
+    return q.first_in_prediction_order(p);
+  }
+  static constexpr bool kIndexedByEstimate = false;
 };
 
 }  // namespace easypp

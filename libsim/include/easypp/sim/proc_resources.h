@@ -4,13 +4,17 @@
 // It answers the policy's questions (through ProcAdapter, proc_adapter.h):
 // does a job fit the free processors, when would the head fit given the
 // running jobs' predicted ends (shadow time, extra processors), and may a
-// candidate backfill. With one
-// reservation it is the O(running) shadow/extra computation of the EASY paper;
-// with more (conservative) it plans on an availability profile.
+// candidate backfill. With one reservation it is the shadow/extra
+// computation of the EASY paper, found in O(log running) (the running jobs
+// by predicted end in a tree that keeps each subtree's processors); with
+// more (conservative) it plans on an availability profile.
 #pragma once
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+
 #include <cstdint>
-#include <set>
+#include <functional>
 #include <vector>
 
 #include "easypp/types.h"
@@ -52,6 +56,26 @@ class ProcResources {
     std::int64_t size;
     bool operator<(const Run& o) const { return end != o.end ? end < o.end : h < o.h; }
   };
+  // The processors of the runs of each subtree (libstdc++'s policy-based
+  // tree with a node update, as its order statistics).
+  template <class NodeCItr, class NodeItr, class Cmp, class Alloc>
+  struct SizeSum {
+    using metadata_type = std::int64_t;
+    void operator()(NodeItr it, NodeCItr end) const {
+      std::int64_t s = (**it).size;
+      if (it.get_l_child() != end) s += it.get_l_child().get_metadata();
+      if (it.get_r_child() != end) s += it.get_r_child().get_metadata();
+      const_cast<metadata_type&>(it.get_metadata()) = s;
+    }
+    virtual NodeCItr node_begin() const = 0;
+    virtual NodeCItr node_end() const = 0;
+    virtual ~SizeSum() = default;
+  };
+  using RunSet = __gnu_pbds::tree<Run, __gnu_pbds::null_type, std::less<Run>,
+                                  __gnu_pbds::rb_tree_tag, SizeSum>;
+  // The first run (by predicted end) by whose end the runs up to it hold
+  // at least `need` processors; *held: what they hold. End if none.
+  RunSet::const_iterator first_holding(std::int64_t need, std::int64_t* held) const;
   struct Seg {
     Time t;             // segment start
     std::int64_t free;  // processors available on [t, next.t)
@@ -61,7 +85,7 @@ class ProcResources {
 
   std::int64_t total_;
   std::int64_t free_;
-  std::set<Run> running_;
+  RunSet running_;
 
   Time now_ = 0;
   std::size_t nres_ = 0;
