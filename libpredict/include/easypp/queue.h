@@ -63,7 +63,7 @@ enum class BackfillOrder {
 /// is the prediction, or the estimate when by_estimate.
 struct CandidateProbe {
   std::int64_t free = 0;   ///< F: the adapter's free_width()
-  std::int64_t extra = 0;  ///< min(F, the adapter's extra_width())
+  std::int64_t extra = 0;  ///< min(F, the adapter's extra_width()): never above free
   Time limit = 0;          ///< S - now
   bool by_estimate = false;
   bool passes(std::int64_t width, Time prediction, Time estimate) const {
