@@ -23,11 +23,15 @@ std::vector<std::int64_t> default_classes() {
   return b;
 }
 
+std::uint32_t pow2_at_least(std::uint64_t n) {
+  std::uint32_t c = 64;
+  while (c < n) c *= 2;
+  return c;
+}
+
 }  // namespace
 
-WaitQueue::WaitQueue(BackfillOrder order) : order_(order) {
-  pos_.bounds = default_classes();
-}
+WaitQueue::WaitQueue(BackfillOrder order) : order_(order) { tree_.bounds = default_classes(); }
 
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
                                 std::int64_t width, Time since, std::uint32_t position) {
@@ -40,58 +44,74 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     pool_.emplace_back();
   }
   const std::uint32_t gen = pool_[s].gen + 1;
-  pool_[s] = Entry{h, key, prediction, estimate, width, since, true, false, 0, 0, gen};
+  pool_[s] = Entry{h, key, prediction, estimate, width, since, true, false, 0, gen};
   count_width(width, +1);
-  // Arrivals usually come in queue order: hint at the end.
-  by_queue_.insert(by_queue_.end(), item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) {
-    by_pred_.insert(item(s));
-    sj_push(s);
-  } else if (order_ == BackfillOrder::Queue) {
-    pool_[s].klass = class_of(width);
-    if (position == kAutoPosition) {
-      assert(!pos_.explicit_positions);
-      if (pos_.has_last && !(pos_.last_key < key)) pos_.stale = true;
-      pos_.last_key = key;
-      pos_.has_last = true;
-      const std::uint32_t capacity = pos_.leaves * kBlock;
-      if (pos_.next >= capacity && !pos_.stale && std::size_t(capacity) >= 2 * by_queue_.size()) {
-        // Compact: the waiting jobs renumbered from 0 (this one included).
-        pool_[s].live = false;  // not placed yet
-        pos_renumber();
-        pool_[s].live = true;
-      }
-      position = pos_.next++;
-    } else {
-      assert(by_queue_.size() == 1 || pos_.explicit_positions);
-      pos_.explicit_positions = true;
+  ++size_;
+  if (position == kAutoPosition) {
+    assert(!explicit_positions_);
+    if (has_last_ && !(last_key_ < key)) stale_ = true;  // renumbered before the next walk
+    last_key_ = key;
+    has_last_ = true;
+    if (next_ >= capacity()) {
+      // Compact when half the positions are free (FCFS: the started jobs'),
+      // else grow.
+      if (!stale_ && std::size_t(capacity()) >= 2 * size_) renumber();
+      else grow(std::max<std::uint32_t>(64, 2 * capacity()));
     }
-    pos_place(s, position);
+    position = next_++;
+  } else {
+    assert(size_ == 1 || explicit_positions_);
+    explicit_positions_ = true;
+    if (position >= capacity()) grow(position + 1);
   }
+  place(s, position);
+  if (pred_set_on_) by_pred_.insert(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);
   return s;
 }
 
 void WaitQueue::erase(Slot s) {
   assert(s < pool_.size() && pool_[s].live);
-  const Item it = item(s);
-  by_queue_.erase(it);
   Entry& e = pool_[s];
+  if (pred_set_on_) by_pred_.erase(item(s));
+  const std::uint32_t p = e.position;
+  assert(at_[p] == s);
+  at_[p] = kNoSlot;
+  mark(p, false);
   e.live = false;
   e.hidden = false;
   ++e.gen;
-  if (order_ == BackfillOrder::ShortestPrediction) {
-    by_pred_.erase(it);
-    const std::uint32_t r = sj_find_rank(e.width);
+  if (indexed()) {
+    set_cell(p, kNoSlot);
+    tree_touch(p);
+  } else if (order_ == BackfillOrder::ShortestPrediction) {
+    const std::uint32_t r = wrank_[s];
     --sj_.live[r];
-    sj_clean(r);
-  } else if (order_ == BackfillOrder::Queue) {
-    if (e.position < pos_.at.size() && pos_.at[e.position] == s) {
-      pos_.at[e.position] = kNoSlot;
-      pos_touch(e.position);
-    }
+    const std::vector<HeapItem>& h = sj_.heaps[r];
+    if (h.front().slot == s || h.size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
   }
   free_.push_back(s);
+  --size_;
   count_width(e.width, -1);
+}
+
+void WaitQueue::set_prediction(Slot s, Time p) {
+  Entry& e = pool_[s];
+  if (e.prediction == p) return;
+  if (pred_set_on_) by_pred_.erase(item(s));
+  e.prediction = p;
+  if (pred_set_on_) by_pred_.insert(item(s));
+  if (indexed()) {
+    set_cell(e.position, s);
+    tree_touch(e.position);
+  } else if (order_ == BackfillOrder::ShortestPrediction) {
+    const std::uint32_t r = wrank_[s];
+    const bool was_top = sj_.heaps[r].front().slot == s;
+    ++e.gen;  // the old heap item is stale
+    --sj_.live[r];
+    sj_push(s);
+    if (was_top || sj_.heaps[r].size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
+  }
 }
 
 void WaitQueue::count_large_width(std::int64_t width, int delta) {
@@ -116,26 +136,124 @@ void WaitQueue::find_min_width() {
   min_width_ = widths_.empty() ? 0 : widths_.front().first;
 }
 
-void WaitQueue::set_prediction(Slot s, Time p) {
-  Entry& e = pool_[s];
-  if (e.prediction == p) return;
-  by_queue_.erase(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(item(s));
-  e.prediction = p;
-  by_queue_.insert(item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) {
-    by_pred_.insert(item(s));
-    const std::uint32_t r = sj_find_rank(e.width);
-    ++e.gen;  // the old heap item is stale
-    --sj_.live[r];
-    sj_push(s);
-    sj_clean(r);
-  } else if (order_ == BackfillOrder::Queue) {
-    pos_touch(e.position);
+// --- orders ------------------------------------------------------------------------
+
+WaitQueue::QueueRange WaitQueue::queue_order() const {
+  if (stale_) renumber();
+  return QueueRange{QueueIterator(this, next_position(0)), QueueIterator(this, kEnd)};
+}
+
+const WaitQueue::PredSet& WaitQueue::prediction_order() {
+  assert(order_ == BackfillOrder::ShortestPrediction);
+  if (!pred_set_on_) {
+    pred_set_on_ = true;
+    for (Slot s = 0; s < pool_.size(); ++s)
+      if (pool_[s].live) by_pred_.insert(item(s));
+  }
+  return by_pred_;
+}
+
+// --- positions ---------------------------------------------------------------------
+
+std::uint32_t WaitQueue::next_position(std::uint32_t from) const {
+  if (from >= capacity()) return kEnd;
+  std::uint64_t idx = from;
+  std::size_t lvl = 0;
+  for (;;) {
+    const std::vector<std::uint64_t>& words = used_[lvl];
+    const std::size_t w = std::size_t(idx >> 6);
+    if (w >= words.size()) return kEnd;
+    const std::uint64_t bits = words[w] & (~0ull << (idx & 63));
+    if (bits != 0) {
+      idx = (std::uint64_t(w) << 6) + std::uint64_t(__builtin_ctzll(bits));
+      break;
+    }
+    if (lvl + 1 == used_.size()) return kEnd;
+    idx = w + 1;  // the next word, one level up
+    ++lvl;
+  }
+  while (lvl > 0) {
+    --lvl;
+    idx = (idx << 6) + std::uint64_t(__builtin_ctzll(used_[lvl][std::size_t(idx)]));
+  }
+  return std::uint32_t(idx);
+}
+
+void WaitQueue::mark(std::uint32_t p, bool on) const {
+  std::uint64_t idx = p;
+  for (std::vector<std::uint64_t>& words : used_) {
+    std::uint64_t& w = words[std::size_t(idx >> 6)];
+    const std::uint64_t bit = 1ull << (idx & 63);
+    const bool was_zero = w == 0;
+    if (on) {
+      const bool had = (w & bit) != 0;
+      w |= bit;
+      if (had || !was_zero) return;  // the levels above know already
+    } else {
+      w &= ~bit;
+      if (w != 0) return;
+    }
+    idx >>= 6;
   }
 }
 
-// --- width classes ---------------------------------------------------------------
+void WaitQueue::grow(std::uint32_t cap) const {
+  cap = pow2_at_least(cap);
+  at_.resize(cap, kNoSlot);
+  used_.clear();
+  std::size_t n = cap;
+  do {
+    n = (n + 63) / 64;
+    used_.emplace_back(n, 0);
+  } while (n > 1);
+  for (std::uint32_t p = 0; p < cap; ++p)
+    if (at_[p] != kNoSlot) mark(p, true);
+  if (indexed()) {
+    tree_.cells.resize(cap, Cell{kNoWidth, kNoValue, kNoValue, 0, false});
+    tree_rebuild();
+  }
+}
+
+void WaitQueue::renumber() const {
+  std::vector<Slot> order;
+  order.reserve(size_);
+  for (std::uint32_t p = next_position(0); p != kEnd; p = next_position(p + 1)) order.push_back(at_[p]);
+  if (stale_) {
+    std::sort(order.begin(), order.end(), [&](Slot a, Slot b) {
+      const QueueKey &ka = pool_[a].key, &kb = pool_[b].key;
+      return ka == kb ? a < b : ka < kb;
+    });
+  }
+  const std::uint32_t n = std::uint32_t(order.size());
+  at_.assign(0, kNoSlot);
+  if (indexed()) tree_.cells.assign(0, Cell{});
+  // Room for 3n more pushes before the next renumbering (FCFS: one per
+  // arrival), whose cost is linear in the capacity: a constant per push.
+  grow(std::max<std::uint64_t>(kMinRenumbered, 4 * std::uint64_t(n) + 4));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    pool_[order[i]].position = i;
+    at_[i] = order[i];
+    mark(i, true);
+    if (indexed()) set_cell(i, order[i]);
+  }
+  if (indexed()) tree_rebuild();
+  next_ = n;
+  stale_ = false;
+  if (order_ == BackfillOrder::ShortestPrediction) sj_rebuild_heaps();
+}
+
+void WaitQueue::place(Slot s, std::uint32_t p) {
+  assert(at_[p] == kNoSlot);
+  at_[p] = s;
+  pool_[s].position = p;
+  mark(p, true);
+  if (indexed()) {
+    set_cell(p, s);
+    tree_touch(p);
+  }
+}
+
+// --- width classes -----------------------------------------------------------------
 
 void WaitQueue::set_width_classes(std::vector<std::int64_t> lower_bounds) {
   assert(empty());
@@ -143,9 +261,11 @@ void WaitQueue::set_width_classes(std::vector<std::int64_t> lower_bounds) {
   lower_bounds.erase(std::unique(lower_bounds.begin(), lower_bounds.end()), lower_bounds.end());
   if (lower_bounds.empty()) lower_bounds.push_back(0);
   if (lower_bounds.size() > 64) lower_bounds.resize(64);
-  PosIndex fresh;
-  fresh.bounds = std::move(lower_bounds);
-  pos_ = std::move(fresh);
+  tree_.bounds = std::move(lower_bounds);
+  if (indexed() && capacity() > 0) {
+    for (std::uint32_t p = 0; p < capacity(); ++p) set_cell(p, at_[p]);
+    tree_rebuild();
+  }
 }
 
 std::vector<std::int64_t> WaitQueue::width_classes_for(
@@ -169,195 +289,188 @@ std::vector<std::int64_t> WaitQueue::width_classes_for(
 }
 
 std::uint8_t WaitQueue::class_of(std::int64_t width) const {
-  const auto it = std::upper_bound(pos_.bounds.begin() + 1, pos_.bounds.end(), width);
-  return std::uint8_t(it - pos_.bounds.begin() - 1);
+  const auto it = std::upper_bound(tree_.bounds.begin() + 1, tree_.bounds.end(), width);
+  return std::uint8_t(it - tree_.bounds.begin() - 1);
 }
 
 // --- the queue-order index ------------------------------------------------------------
 
-void WaitQueue::pos_rebuild(std::uint32_t capacity) {
-  std::uint32_t leaves = 1;
-  while (std::uint64_t(leaves) * kBlock < capacity) leaves *= 2;
-  pos_.leaves = leaves;
-  pos_.at.resize(std::size_t(leaves) * kBlock, kNoSlot);
+void WaitQueue::set_cell(std::uint32_t p, Slot s) const {
+  Cell& c = tree_.cells[p];
+  if (s == kNoSlot) {
+    c = Cell{kNoWidth, kNoValue, kNoValue, 0, false};
+    return;
+  }
+  const Entry& e = pool_[s];
+  c = Cell{e.width, clamp32(e.prediction), clamp32(e.estimate), class_of(e.width),
+           e.live && !e.hidden};
+}
+
+void WaitQueue::tree_rebuild() const {
+  const std::uint32_t leaves = std::max<std::uint32_t>(1, capacity() / kBlock);
+  tree_.leaves = leaves;
   const std::size_t nodes = 2 * std::size_t(leaves), c = classes();
-  pos_.min_w.assign(nodes, kNoWidth);
-  pos_.pm_pred.assign(nodes * c, kNoValue);
-  if (pos_.by_estimate) pos_.pm_est.assign(nodes * c, kNoValue);
-  for (std::uint32_t n = leaves; n < 2 * leaves; ++n) pos_leaf(n);
-  for (std::uint32_t n = leaves - 1; n >= 1; --n) pos_merge(n);
+  tree_.min_w.assign(nodes, kNoWidth);
+  tree_.pm_pred.assign(nodes * c, kNoValue);
+  if (tree_.by_estimate) tree_.pm_est.assign(nodes * c, kNoValue);
+  for (std::uint32_t n = leaves; n < 2 * leaves; ++n) tree_leaf(n);
+  for (std::uint32_t n = leaves - 1; n >= 1; --n) tree_merge(n);
 }
 
-void WaitQueue::pos_place(Slot s, std::uint32_t position) {
-  if (std::size_t(position) >= pos_.at.size()) {
-    std::uint32_t cap = std::max<std::uint32_t>(kBlock, pos_.leaves * kBlock);
-    while (cap <= position) cap *= 2;
-    pos_rebuild(cap);
-  }
-  assert(pos_.at[position] == kNoSlot);
-  pos_.at[position] = s;
-  pool_[s].position = position;
-  pos_touch(position);
-}
-
-void WaitQueue::pos_renumber() {
-  std::uint32_t n = 0;
-  for (const Item& it : by_queue_) n += pool_[it.slot].live ? 1 : 0;  // not the one being pushed
-  std::uint32_t cap = kBlock;
-  while (cap < 2 * n + 1) cap *= 2;
-  pos_.at.assign(cap, kNoSlot);
-  n = 0;
-  for (const Item& it : by_queue_) {
-    if (!pool_[it.slot].live) continue;
-    pool_[it.slot].position = n;
-    pos_.at[n++] = it.slot;
-  }
-  pos_.next = n;
-  pos_.stale = false;
-  pos_rebuild(cap);
-}
-
-void WaitQueue::pos_leaf(std::uint32_t node) {
+void WaitQueue::tree_leaf(std::uint32_t node) const {
   const unsigned c = classes();
   std::int32_t pred[64], est[64];
   std::fill(pred, pred + c, kNoValue);
-  std::fill(est, est + c, kNoValue);
   std::int64_t minw = kNoWidth;
-  const std::size_t first = std::size_t(node - pos_.leaves) * kBlock;
-  for (std::size_t i = first; i < first + kBlock; ++i) {
-    const Slot s = pos_.at[i];
-    if (s == kNoSlot) continue;
-    const Entry& e = pool_[s];
-    if (e.hidden || !e.live) continue;
-    minw = std::min(minw, e.width);
-    pred[e.klass] = std::min(pred[e.klass], clamp32(e.prediction));
-    est[e.klass] = std::min(est[e.klass], clamp32(e.estimate));
+  const std::size_t first = std::size_t(node - tree_.leaves) * kBlock;
+  const Cell* cell = &tree_.cells[first];
+  if (tree_.by_estimate) std::fill(est, est + c, kNoValue);
+  for (unsigned i = 0; i < kBlock; ++i) {
+    const Cell& x = cell[i];
+    if (!x.visible) continue;
+    minw = std::min(minw, x.width);
+    pred[x.klass] = std::min(pred[x.klass], x.prediction);
+    if (tree_.by_estimate) est[x.klass] = std::min(est[x.klass], x.estimate);
   }
-  pos_.min_w[node] = minw;
-  std::int32_t* pp = &pos_.pm_pred[std::size_t(node) * c];
+  tree_.min_w[node] = minw;
+  std::int32_t* pp = &tree_.pm_pred[std::size_t(node) * c];
   std::int32_t run = kNoValue;
   for (unsigned k = 0; k < c; ++k) pp[k] = run = std::min(run, pred[k]);
-  if (pos_.by_estimate) {
-    std::int32_t* pe = &pos_.pm_est[std::size_t(node) * c];
+  if (tree_.by_estimate) {
+    std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
     run = kNoValue;
     for (unsigned k = 0; k < c; ++k) pe[k] = run = std::min(run, est[k]);
   }
 }
 
-void WaitQueue::pos_merge(std::uint32_t node) {
+void WaitQueue::tree_merge(std::uint32_t node) const {
   const unsigned c = classes();
   const std::uint32_t l = 2 * node, r = l + 1;
-  pos_.min_w[node] = std::min(pos_.min_w[l], pos_.min_w[r]);
-  std::int32_t* p = &pos_.pm_pred[std::size_t(node) * c];
-  const std::int32_t* a = &pos_.pm_pred[std::size_t(l) * c];
-  const std::int32_t* b = &pos_.pm_pred[std::size_t(r) * c];
+  tree_.min_w[node] = std::min(tree_.min_w[l], tree_.min_w[r]);
+  std::int32_t* p = &tree_.pm_pred[std::size_t(node) * c];
+  const std::int32_t* a = &tree_.pm_pred[std::size_t(l) * c];
+  const std::int32_t* b = &tree_.pm_pred[std::size_t(r) * c];
   for (unsigned k = 0; k < c; ++k) p[k] = std::min(a[k], b[k]);
-  if (pos_.by_estimate) {
-    std::int32_t* pe = &pos_.pm_est[std::size_t(node) * c];
-    const std::int32_t* ae = &pos_.pm_est[std::size_t(l) * c];
-    const std::int32_t* be = &pos_.pm_est[std::size_t(r) * c];
+  if (tree_.by_estimate) {
+    std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
+    const std::int32_t* ae = &tree_.pm_est[std::size_t(l) * c];
+    const std::int32_t* be = &tree_.pm_est[std::size_t(r) * c];
     for (unsigned k = 0; k < c; ++k) pe[k] = std::min(ae[k], be[k]);
   }
 }
 
-void WaitQueue::pos_touch(std::uint32_t position) {
-  std::uint32_t node = pos_.leaves + position / kBlock;
-  pos_leaf(node);
-  for (node >>= 1; node >= 1; node >>= 1) pos_merge(node);
+void WaitQueue::tree_touch(std::uint32_t p) const {
+  std::uint32_t node = tree_.leaves + p / kBlock;
+  tree_leaf(node);
+  for (node >>= 1; node >= 1; node >>= 1) tree_merge(node);
 }
 
-WaitQueue::Slot WaitQueue::pos_find(std::uint32_t node, const CandidateProbe& p,
-                                    unsigned cls) const {
-  const std::int64_t minw = pos_.min_w[node];
+WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p,
+                                     unsigned cls) const {
+  const std::int64_t minw = tree_.min_w[node];
   if (minw > p.free) return kNoSlot;
   if (minw > p.extra) {  // only test (a) can pass in this subtree
-    const std::vector<std::int32_t>& pm = p.by_estimate ? pos_.pm_est : pos_.pm_pred;
+    const std::vector<std::int32_t>& pm = p.by_estimate ? tree_.pm_est : tree_.pm_pred;
     if (Time(pm[std::size_t(node) * classes() + cls]) > p.limit) return kNoSlot;
   }
-  if (node >= pos_.leaves) {
-    const std::size_t first = std::size_t(node - pos_.leaves) * kBlock;
-    for (std::size_t i = first; i < first + kBlock; ++i) {
-      const Slot s = pos_.at[i];
-      if (s == kNoSlot) continue;
-      const Entry& e = pool_[s];
-      if (!e.hidden && p.passes(e.width, e.prediction, e.estimate)) return s;
+  if (node >= tree_.leaves) {
+    const std::uint32_t first = (node - tree_.leaves) * kBlock;
+    for (std::uint32_t i = first; i < first + kBlock; ++i) {
+      const Cell& x = tree_.cells[i];
+      if (!x.visible) continue;
+      const Entry& e = pool_[at_[i]];
+      if (p.passes(e.width, e.prediction, e.estimate)) return at_[i];
     }
     return kNoSlot;
   }
-  const Slot s = pos_find(2 * node, p, cls);
-  return s != kNoSlot ? s : pos_find(2 * node + 1, p, cls);
+  const Slot s = tree_find(2 * node, p, cls);
+  return s != kNoSlot ? s : tree_find(2 * node + 1, p, cls);
 }
 
 WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p) {
-  assert(order_ == BackfillOrder::Queue);
-  if (by_queue_.empty()) return kNoSlot;
-  if (pos_.stale) pos_renumber();
-  if (p.by_estimate && !pos_.by_estimate) {
-    pos_.by_estimate = true;
-    pos_rebuild(pos_.leaves * kBlock);
+  assert(indexed());
+  if (size_ == 0) return kNoSlot;
+  if (stale_) renumber();
+  if (p.by_estimate && !tree_.by_estimate) {
+    tree_.by_estimate = true;
+    tree_rebuild();
   }
-  return pos_find(1, p, class_of(p.free));
+  return tree_find(1, p, class_of(p.free));
 }
 
 // --- the SJBF index -----------------------------------------------------------------
 
-bool WaitQueue::heap_after(const HeapItem& a, const HeapItem& b) {
-  if (a.prediction != b.prediction) return a.prediction > b.prediction;
-  if (a.key == b.key) return a.slot > b.slot;
-  return b.key < a.key;
-}
-
-std::uint32_t WaitQueue::sj_find_rank(std::int64_t width) const {
-  const auto it = std::lower_bound(sj_.widths.begin(), sj_.widths.end(), width);
-  assert(it != sj_.widths.end() && *it == width);
-  return std::uint32_t(it - sj_.widths.begin());
-}
-
 std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
+  if (width >= 0 && std::uint64_t(width) < rank_of_width_.size() &&
+      rank_of_width_[std::size_t(width)] != 0)
+    return rank_of_width_[std::size_t(width)] - 1;
   const auto it = std::lower_bound(sj_.widths.begin(), sj_.widths.end(), width);
   const std::uint32_t r = std::uint32_t(it - sj_.widths.begin());
   if (it != sj_.widths.end() && *it == width) return r;
+  // A new width: the ranks above it move up (rare: a log has few widths).
   sj_.widths.insert(it, width);
   sj_.heaps.insert(sj_.heaps.begin() + r, std::vector<HeapItem>());
   sj_.live.insert(sj_.live.begin() + r, 0);
+  for (Slot s = 0; s < wrank_.size(); ++s)
+    if (pool_[s].live && wrank_[s] >= r) ++wrank_[s];
+  // Widths below 2^16 find their rank in a table.
+  std::int64_t top = 0;
+  for (std::int64_t w : sj_.widths)
+    if (w >= 0 && w < (1 << 16)) top = std::max(top, w);
+  rank_of_width_.assign(std::size_t(top) + 1, 0);
+  for (std::uint32_t i = 0; i < sj_.widths.size(); ++i)
+    if (sj_.widths[i] >= 0 && sj_.widths[i] <= top) rank_of_width_[std::size_t(sj_.widths[i])] = i + 1;
   sj_rebuild_tree();
   return r;
 }
 
-bool WaitQueue::sj_less(std::int32_t a, std::int32_t b) const {
-  if (a < 0) return false;
-  if (b < 0) return true;
-  return heap_after(sj_.heaps[std::size_t(b)].front(), sj_.heaps[std::size_t(a)].front());
-}
-
-void WaitQueue::sj_rebuild_tree() {
+void WaitQueue::sj_rebuild_tree() const {
   std::uint32_t size = 1;
   while (size < sj_.widths.size()) size *= 2;
   sj_.size = size;
-  sj_.best.assign(2 * std::size_t(size), -1);
+  sj_.best.assign(2 * std::size_t(size), kNone);
   for (std::uint32_t r = 0; r < sj_.widths.size(); ++r)
-    sj_.best[size + r] = sj_.heaps[r].empty() ? -1 : std::int32_t(r);
+    if (!sj_.heaps[r].empty()) sj_.best[size + r] = sj_.heaps[r].front();
   for (std::uint32_t n = size - 1; n >= 1; --n) {
-    const std::int32_t a = sj_.best[2 * n], b = sj_.best[2 * n + 1];
-    sj_.best[n] = sj_less(b, a) ? b : a;
+    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
+    sj_.best[n] = better(b, a) ? b : a;
   }
+}
+
+void WaitQueue::sj_rebuild_heaps() const {
+  for (std::vector<HeapItem>& h : sj_.heaps) {
+    std::size_t n = 0;
+    for (const HeapItem& it : h) {
+      if (!heap_valid(it)) continue;
+      h[n] = it;
+      h[n++].position = pool_[it.slot].position;
+    }
+    h.resize(n);
+    std::make_heap(h.begin(), h.end(), heap_after);
+  }
+  sj_rebuild_tree();
 }
 
 void WaitQueue::sj_fix(std::uint32_t rank) {
   std::uint32_t n = sj_.size + rank;
-  sj_.best[n] = sj_.heaps[rank].empty() ? -1 : std::int32_t(rank);
+  const std::vector<HeapItem>& h = sj_.heaps[rank];
+  sj_.best[n] = h.empty() ? kNone : h.front();
   for (n >>= 1; n >= 1; n >>= 1) {
-    const std::int32_t a = sj_.best[2 * n], b = sj_.best[2 * n + 1];
-    const std::int32_t v = sj_less(b, a) ? b : a;
-    sj_.best[n] = v;
+    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
+    const HeapItem& w = better(b, a) ? b : a;
+    HeapItem& cur = sj_.best[n];
+    if (cur.slot == w.slot && cur.gen == w.gen && cur.prediction == w.prediction) break;
+    cur = w;  // a winner that did not change changes nothing above
   }
 }
 
 void WaitQueue::sj_push(Slot s) {
   const Entry& e = pool_[s];
+  if (wrank_.size() <= s) wrank_.resize(pool_.size());
   const std::uint32_t r = sj_rank(e.width);
+  wrank_[s] = r;
   std::vector<HeapItem>& h = sj_.heaps[r];
-  h.push_back(HeapItem{e.prediction, e.key, s, e.gen});
+  h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
   std::push_heap(h.begin(), h.end(), heap_after);
   ++sj_.live[r];
   if (h.front().slot == s && h.front().gen == e.gen) sj_fix(r);
@@ -379,17 +492,17 @@ void WaitQueue::sj_clean(std::uint32_t rank) {
   if (changed) sj_fix(rank);
 }
 
-std::int32_t WaitQueue::sj_best_upto(std::uint32_t last) const {
-  std::int32_t best = -1;
+WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
+  HeapItem best = kNone;
   std::uint32_t lo = sj_.size, hi = sj_.size + last + 1;  // [lo, hi)
   while (lo < hi) {
     if (lo & 1) {
-      if (sj_less(sj_.best[lo], best)) best = sj_.best[lo];
+      if (better(sj_.best[lo], best)) best = sj_.best[lo];
       ++lo;
     }
     if (hi & 1) {
       --hi;
-      if (sj_less(sj_.best[hi], best)) best = sj_.best[hi];
+      if (better(sj_.best[hi], best)) best = sj_.best[hi];
     }
     lo >>= 1;
     hi >>= 1;
@@ -399,22 +512,21 @@ std::int32_t WaitQueue::sj_best_upto(std::uint32_t last) const {
 
 WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   assert(order_ == BackfillOrder::ShortestPrediction && !p.by_estimate);
+  if (stale_) renumber();
   auto last_rank = [&](std::int64_t w) -> std::int64_t {
     return std::int64_t(std::upper_bound(sj_.widths.begin(), sj_.widths.end(), w) -
                         sj_.widths.begin()) - 1;
   };
   const std::int64_t rf = last_rank(p.free);
   if (rf < 0) return kNoSlot;
-  const std::int32_t a = sj_best_upto(std::uint32_t(rf));
-  if (a < 0) return kNoSlot;
+  const HeapItem a = sj_best_upto(std::uint32_t(rf));
+  if (a.slot == kNoSlot) return kNoSlot;
   // The first job of width <= F in SJBF order has the smallest prediction
   // among them: if it fails test (a), they all do.
-  const HeapItem& top = sj_.heaps[std::size_t(a)].front();
-  if (top.prediction <= p.limit) return top.slot;
+  if (a.prediction <= p.limit) return a.slot;
   const std::int64_t rg = last_rank(p.extra);
   if (rg < 0) return kNoSlot;
-  const std::int32_t b = sj_best_upto(std::uint32_t(rg));
-  return b < 0 ? kNoSlot : sj_.heaps[std::size_t(b)].front().slot;
+  return sj_best_upto(std::uint32_t(rg)).slot;
 }
 
 // --- hiding refused candidates for the rest of a pass --------------------------------
@@ -423,7 +535,7 @@ void WaitQueue::hide(Slot s) {
   Entry& e = pool_[s];
   assert(e.live && !e.hidden);
   if (order_ == BackfillOrder::ShortestPrediction) {
-    const std::uint32_t r = sj_find_rank(e.width);
+    const std::uint32_t r = wrank_[s];
     std::vector<HeapItem>& h = sj_.heaps[r];
     assert(!h.empty() && h.front().slot == s && h.front().gen == e.gen);
     std::pop_heap(h.begin(), h.end(), heap_after);
@@ -437,7 +549,10 @@ void WaitQueue::hide(Slot s) {
   }
   e.hidden = true;
   hidden_.push_back(s);
-  if (order_ == BackfillOrder::Queue) pos_touch(e.position);
+  if (indexed()) {
+    set_cell(e.position, s);
+    tree_touch(e.position);
+  }
 }
 
 void WaitQueue::unhide_all() {
@@ -445,7 +560,10 @@ void WaitQueue::unhide_all() {
     Entry& e = pool_[s];
     if (!e.hidden) continue;
     e.hidden = false;
-    if (e.live && order_ == BackfillOrder::Queue) pos_touch(e.position);
+    if (e.live && indexed()) {
+      set_cell(e.position, s);
+      tree_touch(e.position);
+    }
   }
   hidden_.clear();
   for (const auto& [s, gen] : sj_.popped) {

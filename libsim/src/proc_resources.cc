@@ -15,30 +15,78 @@ void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicte
 void ProcResources::move_predicted_end(JobHandle h, std::int64_t size, Time old_end,
                                        Time new_end) {
   ++version_;
-  running_.erase(Run{old_end, h, size});
+  [[maybe_unused]] const bool erased = running_.erase(Run{old_end, h, size});
+  assert(erased);
   running_.insert(Run{new_end, h, size});
 }
 
-ProcResources::RunSet::const_iterator ProcResources::first_holding(std::int64_t need,
-                                                                  std::int64_t* held) const {
-  auto node = running_.node_begin();
-  const auto end = running_.node_end();
+// --- the running jobs by predicted end -------------------------------------------------
+
+std::size_t ProcResources::RunsByEnd::block_of(const Run& r) const {
+  std::size_t lo = 0, hi = blocks_.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (blocks_[mid].runs.back() < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void ProcResources::RunsByEnd::insert(const Run& r) {
+  if (blocks_.empty()) {
+    blocks_.emplace_back();
+    blocks_.back().runs.push_back(r);
+    blocks_.back().procs = r.size;
+    ++size_;
+    return;
+  }
+  std::size_t b = block_of(r);
+  if (b == blocks_.size()) --b;  // beyond every run: the last block
+  Block& blk = blocks_[b];
+  blk.runs.insert(std::upper_bound(blk.runs.begin(), blk.runs.end(), r), r);
+  blk.procs += r.size;
+  ++size_;
+  if (blk.runs.size() > 2 * kBlock) {  // split in two
+    Block upper;
+    upper.runs.assign(blk.runs.begin() + std::ptrdiff_t(kBlock), blk.runs.end());
+    blk.runs.resize(kBlock);
+    for (const Run& x : upper.runs) upper.procs += x.size;
+    blk.procs -= upper.procs;
+    blocks_.insert(blocks_.begin() + std::ptrdiff_t(b) + 1, std::move(upper));
+  }
+}
+
+bool ProcResources::RunsByEnd::erase(const Run& r) {
+  const std::size_t b = block_of(r);
+  if (b == blocks_.size()) return false;
+  Block& blk = blocks_[b];
+  const auto it = std::lower_bound(blk.runs.begin(), blk.runs.end(), r);
+  if (it == blk.runs.end() || it->h != r.h || it->end != r.end) return false;
+  blk.procs -= it->size;
+  blk.runs.erase(it);
+  --size_;
+  if (blk.runs.empty()) blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
+  return true;
+}
+
+bool ProcResources::RunsByEnd::first_holding(std::int64_t need, Run* run,
+                                             std::int64_t* held) const {
   std::int64_t acc = 0;
-  while (node != end) {
-    const auto l = node.get_l_child();
-    const std::int64_t in_left = l != end ? l.get_metadata() : 0;
-    if (acc + in_left >= need) {
-      node = l;
+  for (const Block& blk : blocks_) {
+    if (acc + blk.procs < need) {
+      acc += blk.procs;
       continue;
     }
-    acc += in_left + (**node).size;
-    if (acc >= need) {
-      *held = acc;
-      return *node;
+    for (const Run& r : blk.runs) {
+      acc += r.size;
+      if (acc >= need) {
+        *run = r;
+        *held = acc;
+        return true;
+      }
     }
-    node = node.get_r_child();
   }
-  return running_.end();
+  return false;
 }
 
 void ProcResources::begin_pass(Time now) {
@@ -57,16 +105,14 @@ void ProcResources::begin_pass(Time now) {
 void ProcResources::build_profile() {
   segs_.clear();
   std::int64_t avail = free_;
-  auto r = running_.begin();
-  for (; r != running_.end() && r->end <= now_; ++r) avail += r->size;
   segs_.push_back(Seg{now_, avail});
-  for (; r != running_.end(); ++r) {
-    avail += r->size;
-    if (segs_.back().t == r->end)
+  running_.for_each([&](const Run& r) {
+    avail += r.size;
+    if (r.end <= now_ || segs_.back().t == r.end)
       segs_.back().free = avail;
     else
-      segs_.push_back(Seg{r->end, avail});
-  }
+      segs_.push_back(Seg{r.end, avail});
+  });
   profile_ = true;
   // The head's reservation, made in the cheap shadow/extra form.
   if (nres_ >= 1 && head_shadow_ < kNever) {
@@ -102,9 +148,9 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
       extra_ = avail - size;
     } else {
       std::int64_t held = 0;
-      const auto r = first_holding(size - avail, &held);
-      if (r != running_.end()) {
-        shadow_ = r->end;
+      Run r{};
+      if (running_.first_holding(size - avail, &r, &held)) {
+        shadow_ = r.end;
         extra_ = avail + held - size;
       }
     }

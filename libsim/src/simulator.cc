@@ -227,7 +227,7 @@ std::vector<JobHandle> SimView::running_jobs() const {
 }
 std::vector<JobHandle> SimView::waiting_jobs() const {
   std::vector<JobHandle> v;
-  for (const auto& item : s_.queue.queue_order()) v.push_back(s_.queue.entry(item.slot).handle);
+  for (const WaitQueue::Item item : s_.queue.queue_order()) v.push_back(s_.queue.entry(item.slot).handle);
   return v;
 }
 

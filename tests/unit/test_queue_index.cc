@@ -16,13 +16,13 @@ namespace {
 
 // The reference: walk the order, skipping hidden jobs.
 WaitQueue::Slot walk_queue(const WaitQueue& q, const CandidateProbe& p) {
-  for (const WaitQueue::Item& it : q.queue_order()) {
+  for (const WaitQueue::Item it : q.queue_order()) {
     const WaitQueue::Entry& e = q.entry(it.slot);
     if (!e.hidden && p.passes(e.width, e.prediction, e.estimate)) return it.slot;
   }
   return WaitQueue::kNoSlot;
 }
-WaitQueue::Slot walk_prediction(const WaitQueue& q, const CandidateProbe& p) {
+WaitQueue::Slot walk_prediction(WaitQueue& q, const CandidateProbe& p) {
   for (const WaitQueue::Item& it : q.prediction_order()) {
     const WaitQueue::Entry& e = q.entry(it.slot);
     if (!e.hidden && p.passes(e.width, e.prediction, e.estimate)) return it.slot;

@@ -21,13 +21,10 @@ struct FcfsBackfill {
   static constexpr bool kAscendingPredictions = false;
 
   /// `after_reserved`: the first job in queue order behind the reservations.
-  static WaitQueue::QueueSet::const_iterator first(
-      const WaitQueue&, WaitQueue::QueueSet::const_iterator after_reserved) {
+  static WaitQueue::QueueIterator first(WaitQueue&, WaitQueue::QueueIterator after_reserved) {
     return after_reserved;
   }
-  static WaitQueue::QueueSet::const_iterator last(const WaitQueue& q) {
-    return q.queue_order().end();
-  }
+  static WaitQueue::QueueIterator last(WaitQueue& q) { return q.queue_order().end(); }
   /// The candidate index (queue.h): the first job in this order that passes
   /// the probe; it answers probes by estimate (safe backfilling) too.
   static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
@@ -44,11 +41,10 @@ struct ShortestJobBackfilledFirst {
   static constexpr bool kHasReserved = true;
   static constexpr bool kAscendingPredictions = true;
 
-  static WaitQueue::PredSet::const_iterator first(const WaitQueue& q,
-                                                  WaitQueue::QueueSet::const_iterator) {
+  static WaitQueue::PredSet::const_iterator first(WaitQueue& q, WaitQueue::QueueIterator) {
     return q.prediction_order().begin();
   }
-  static WaitQueue::PredSet::const_iterator last(const WaitQueue& q) {
+  static WaitQueue::PredSet::const_iterator last(WaitQueue& q) {
     return q.prediction_order().end();
   }
   /// The candidate index (queue.h); by prediction only (a safe pass walks

@@ -127,10 +127,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
   // the first `depth` blocked jobs get reservations; jobs between them may
   // backfill around the reservations made so far.
-  const auto& by_queue = q.queue_order();
+  const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
   while (it != by_queue.end() && r.reservations < depth) {
-    const Slot s = it->slot;
+    const Slot s = (*it).slot;
     ++it;
     const WaitQueue::Entry e = q.entry(s);
     if (r.reservations == 0) {

@@ -5,16 +5,12 @@
 // does a job fit the free processors, when would the head fit given the
 // running jobs' predicted ends (shadow time, extra processors), and may a
 // candidate backfill. With one reservation it is the shadow/extra
-// computation of the EASY paper, found in O(log running) (the running jobs
-// by predicted end in a tree that keeps each subtree's processors); with
-// more (conservative) it plans on an availability profile.
+// computation of the EASY paper, found without walking every running job
+// (the running jobs by predicted end in sorted blocks that know their
+// processors); with more (conservative) it plans on an availability profile.
 #pragma once
 
-#include <ext/pb_ds/assoc_container.hpp>
-#include <ext/pb_ds/tree_policy.hpp>
-
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "easypp/types.h"
@@ -56,26 +52,34 @@ class ProcResources {
     std::int64_t size;
     bool operator<(const Run& o) const { return end != o.end ? end < o.end : h < o.h; }
   };
-  // The processors of the runs of each subtree (libstdc++'s policy-based
-  // tree with a node update, as its order statistics).
-  template <class NodeCItr, class NodeItr, class Cmp, class Alloc>
-  struct SizeSum {
-    using metadata_type = std::int64_t;
-    void operator()(NodeItr it, NodeCItr end) const {
-      std::int64_t s = (**it).size;
-      if (it.get_l_child() != end) s += it.get_l_child().get_metadata();
-      if (it.get_r_child() != end) s += it.get_r_child().get_metadata();
-      const_cast<metadata_type&>(it.get_metadata()) = s;
+  // The running jobs by predicted end, in sorted blocks of at most
+  // 2 * kBlock runs, each block with its processor count: inserting and
+  // erasing cost a search and a small move, the shadow time a walk over the
+  // blocks' counts and one block.
+  class RunsByEnd {
+   public:
+    void insert(const Run& r);
+    bool erase(const Run& r);
+    std::size_t size() const { return size_; }
+    /// The first run by whose end the runs up to it hold at least `need`
+    /// processors (need > 0); false if even all of them hold less.
+    bool first_holding(std::int64_t need, Run* run, std::int64_t* held) const;
+    template <class F>
+    void for_each(F&& f) const {
+      for (const Block& b : blocks_)
+        for (const Run& r : b.runs) f(r);
     }
-    virtual NodeCItr node_begin() const = 0;
-    virtual NodeCItr node_end() const = 0;
-    virtual ~SizeSum() = default;
+
+   private:
+    static constexpr std::size_t kBlock = 64;
+    struct Block {
+      std::vector<Run> runs;
+      std::int64_t procs = 0;
+    };
+    std::size_t block_of(const Run& r) const;  // the first block whose last run is >= r
+    std::vector<Block> blocks_;
+    std::size_t size_ = 0;
   };
-  using RunSet = __gnu_pbds::tree<Run, __gnu_pbds::null_type, std::less<Run>,
-                                  __gnu_pbds::rb_tree_tag, SizeSum>;
-  // The first run (by predicted end) by whose end the runs up to it hold
-  // at least `need` processors; *held: what they hold. End if none.
-  RunSet::const_iterator first_holding(std::int64_t need, std::int64_t* held) const;
   struct Seg {
     Time t;             // segment start
     std::int64_t free;  // processors available on [t, next.t)
@@ -85,7 +89,7 @@ class ProcResources {
 
   std::int64_t total_;
   std::int64_t free_;
-  RunSet running_;
+  RunsByEnd running_;
 
   Time now_ = 0;
   std::size_t nres_ = 0;
