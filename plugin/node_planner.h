@@ -176,7 +176,7 @@ class NodeAdapter {
 
   bool can_start_more() const { return part_idle_ > 0; }
   std::int64_t free_width() const { return part_idle_; }
-  bool room_beyond_shadow() const { return outside_idle_ > 0; }
+  std::int64_t extra_width() const { return outside_idle_; }
   bool may_continue() { return c_.may_continue(); }
 
   // --- beyond the interface -----------------------------------------------------------

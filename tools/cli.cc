@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "config.h"
@@ -62,6 +64,11 @@ Schedulers:
                           perfect++, x2, sjf, conservative, and site (the
                           plugin's defaults: easy++ with a guard and a
                           guarded history)
+      --scheduler-file FILE
+                          more schedulers, one spec a line (blank lines and
+                          lines starting with # are skipped; - reads
+                          standard input), after those of --scheduler (the
+                          default list only when neither is given)
   Knobs (override every preset; a knob inside a scheduler spec wins):
       --plan estimate|prediction|runtime    planning values
       --estimate-factor F                   multiply estimates (x2: 2)
@@ -117,8 +124,8 @@ Verdicts:
                           with --shake: also move each submit time by a
                           random whole number of seconds in +-SECONDS (0)
       --shake-seed S      with --shake-jitter: the random seed (1)
-      --threads N         replays run at once by --shake (default: the cores
-                          this process may use)
+      --threads N         replays run at once by --shake and --csv (default:
+                          the cores this process may use)
       --top-users N       users in the per-user table, most jobs first (10;
                           0: none; --json has them all)
       --report DIR        also write DIR/index.html, one self-contained page
@@ -131,7 +138,15 @@ Metrics:
       --narrow-threshold N        narrow/wide boundary (8)
 
 Output:
+      --parse-only        read and check the workload, replay nothing: the
+                          input summary (and, with --json, the process's CPU
+                          time): the floor a replay's cost is compared with
       --json              one JSON document instead of the table
+      --csv               one CSV row of figures per scheduler instead of the
+                          table, in the order given, each printed once it is
+                          replayed; replays run --threads at a time and keep
+                          only these figures (for sweeps of many settings:
+                          settings that must replay alike replay once)
       --output-swf FILE   write the simulated schedule as SWF (wait times
                           filled in); with several schedulers FILE must
                           contain %s, replaced by the scheduler name
@@ -146,7 +161,8 @@ enum {
   OPT_LOAD = 1000, OPT_SIZE_FROM, OPT_DEFAULT_EST, OPT_CLIP, OPT_UNSORTED, OPT_MAX_JOBS,
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
   OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
-  OPT_PASS_PER_EVENT, OPT_NO_CORRECTION_PASS, OPT_KNOB_FIRST
+  OPT_PASS_PER_EVENT, OPT_NO_CORRECTION_PASS, OPT_PARSE_ONLY, OPT_CSV, OPT_SCHEDULER_FILE,
+  OPT_KNOB_FIRST
 };
 
 // Every knob is also a long option (--window 3 is --scheduler easy++:window=3
@@ -245,6 +261,9 @@ Options parse(int argc, char** argv) {
       {"threads", required_argument, nullptr, OPT_THREADS},
       {"top-users", required_argument, nullptr, OPT_TOP_USERS},
       {"report", required_argument, nullptr, OPT_REPORT},
+      {"parse-only", no_argument, nullptr, OPT_PARSE_ONLY},
+      {"csv", no_argument, nullptr, OPT_CSV},
+      {"scheduler-file", required_argument, nullptr, OPT_SCHEDULER_FILE},
       {"quiet", no_argument, nullptr, 'q'},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
@@ -263,6 +282,7 @@ Options parse(int argc, char** argv) {
       case 'p': o.wl.machine_procs = to_int("procs", optarg, 1, 1000000000); break;
       case 's': {
         o.schedulers.clear();
+        o.schedulers_given = true;
         for (auto& s : split(optarg, ','))
           if (!s.empty()) o.schedulers.push_back(s);
         if (o.schedulers.empty()) usage_error("--scheduler needs at least one name");
@@ -311,11 +331,19 @@ Options parse(int argc, char** argv) {
         o.shake.seed = std::uint64_t(to_int("shake-seed", optarg, 0, (1LL << 62)));
         seed_given = true;
         break;
-      case OPT_THREADS: o.shake.threads = unsigned(to_int("threads", optarg, 1, 4096)); break;
+      case OPT_THREADS:
+        o.threads = o.shake.threads = unsigned(to_int("threads", optarg, 1, 4096));
+        break;
       case OPT_TOP_USERS: o.top_users = std::size_t(to_int("top-users", optarg, 0, 1000000)); break;
       case OPT_REPORT:
         o.report_dir = optarg;
         if (o.report_dir.empty()) usage_error("--report needs a directory name");
+        break;
+      case OPT_PARSE_ONLY: o.parse_only = true; break;
+      case OPT_CSV: o.csv = true; break;
+      case OPT_SCHEDULER_FILE:
+        o.scheduler_file = optarg;
+        if (o.scheduler_file.empty()) usage_error("--scheduler-file needs a file name");
         break;
       case 'q': o.quiet = true; break;
       case 'h': std::cout << kHelp; std::exit(0);
@@ -347,6 +375,11 @@ Options parse(int argc, char** argv) {
   if (!o.output_swf.empty() && o.schedulers.size() > 1 && o.output_swf.find("%s") == std::string::npos)
     usage_error("--output-swf with several schedulers needs %s in the file name");
   if (!o.output_swf.empty()) o.wl.keep_records = true;
+  if (o.parse_only && (!o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty()))
+    usage_error("--parse-only replays nothing: no --output-swf, --shake or --report");
+  if (o.csv && (o.json || !o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty() ||
+                o.parse_only))
+    usage_error("--csv prints figures only: no --json, --output-swf, --shake, --report or --parse-only");
   if ((jitter_given || seed_given) && o.shake.copies == 0)
     usage_error(std::string(jitter_given ? "--shake-jitter" : "--shake-seed") + " needs --shake N");
   if (o.shake.copies > 0 && o.shake.band == 0 && o.shake.jitter == 0)
@@ -356,12 +389,36 @@ Options parse(int argc, char** argv) {
 
 std::vector<SchedulerConfig> schedulers(const Options& o) {
   std::vector<SchedulerConfig> out;
-  for (const std::string& spec : o.schedulers) {
+  if (!o.scheduler_file.empty() && !o.schedulers_given) {
+    // Only the file's.
+  } else {
+    for (const std::string& spec : o.schedulers) {
+      std::string err;
+      auto c = parse_scheduler_spec(spec, o.knobs, &err);
+      if (!c) usage_error(err);
+      out.push_back(*c);
+    }
+  }
+  if (o.scheduler_file.empty()) return out;
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (o.scheduler_file != "-") {
+    file.open(o.scheduler_file);
+    if (!file) usage_error("--scheduler-file " + o.scheduler_file + ": " + std::strerror(errno));
+    in = &file;
+  }
+  std::string line;
+  for (std::size_t n = 1; std::getline(*in, line); ++n) {
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    const auto e = line.find_last_not_of(" \t\r");
     std::string err;
-    auto c = parse_scheduler_spec(spec, o.knobs, &err);
-    if (!c) usage_error(err);
+    auto c = parse_scheduler_spec(line.substr(b, e - b + 1), o.knobs, &err);
+    if (!c) usage_error(o.scheduler_file + ":" + std::to_string(n) + ": " + err);
     out.push_back(*c);
   }
+  if (in->bad()) usage_error("--scheduler-file " + o.scheduler_file + ": read error");
+  if (out.empty()) usage_error("--scheduler-file " + o.scheduler_file + ": no scheduler in it");
   return out;
 }
 

@@ -17,6 +17,7 @@ namespace easypp::cli {
 struct Options {
   std::string workload;                  ///< FILE, "-" or "synthetic[:k=v,...]"
   std::vector<std::string> schedulers{"easy", "easy++"};
+  bool schedulers_given = false;         ///< --scheduler was given
   KnobList knobs;  ///< global knob overrides
   WorkloadOptions wl;
   SimOptions sim;  ///< the event loop's conventions (--pass-per-event, ...)
@@ -28,6 +29,10 @@ struct Options {
   ShakeOptions shake;        ///< shake.copies == 0: no shaking
   std::string report_dir;    ///< --report DIR ("" : none)
   std::size_t top_users = 10;  ///< per-user rows in the table
+  bool parse_only = false;     ///< --parse-only: read the workload, replay nothing
+  bool csv = false;            ///< --csv: one row of figures per scheduler
+  std::string scheduler_file;  ///< --scheduler-file: more specs, one a line
+  unsigned threads = 0;        ///< --threads (0: the cores available)
 };
 
 /// Parse argv. On --help/--version prints and exits 0; on a bad option or

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli.h"
+#include "easypp/sim/batch.h"
 #include "easypp/sim/generator.h"
 #include "easypp/sim/markov_model.h"
 #include "easypp/sim/series.h"
@@ -51,6 +52,44 @@ std::string output_name(const std::string& pattern, const std::string& sched) {
   return pattern.substr(0, p) + safe + pattern.substr(p + 2);
 }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// --csv: the batch's rows, streamed in the order of the schedulers.
+int print_csv(const Workload& w, const std::vector<SchedulerConfig>& cfgs, const cli::Options& opt) {
+  std::cout << "scheduler,jobs_measured,avg_wait_minutes,avg_bounded_slowdown,avg_accuracy_percent,"
+               "corrections_per_job,utilization,offered_load,max_wait_minutes,p99_wait_minutes,"
+               "backfilled_percent,scheduling_passes,candidates_tested,replay_seconds,same_as,"
+               "jobs_simulated,procs,log_offered_load\n";
+  bool ok = true;
+  run_batch(w, cfgs, opt.threads, opt.metrics, [&](std::size_t i, const BatchFigures& f) {
+    const Metrics& m = f.metrics;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, ",%llu,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%llu,%llu,%.6f,",
+                  (unsigned long long)m.jobs_measured, m.avg_wait_minutes, m.avg_bounded_slowdown,
+                  m.avg_accuracy_percent, m.corrections_per_job, m.utilization, m.offered_load,
+                  m.max_wait_minutes, m.p99_wait_minutes, m.backfilled_percent,
+                  (unsigned long long)f.passes, (unsigned long long)f.tested, f.replay_seconds);
+    char tail[128];
+    std::snprintf(tail, sizeof tail, ",%llu,%lld,%.10g", (unsigned long long)m.jobs_simulated,
+                  (long long)w.procs, w.report.offered_load_before);
+    std::cout << csv_field(cfgs[i].name) << buf
+              << (f.same_as == SIZE_MAX ? std::string() : csv_field(cfgs[f.same_as].name)) << tail
+              << "\n";
+    std::cout.flush();
+    ok = ok && bool(std::cout);
+  });
+  if (!ok) {
+    std::cerr << "easypp-sim: cannot write to standard output\n";
+    return 1;
+  }
+  return 0;
+}
+
 std::string command_line(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {
@@ -75,6 +114,19 @@ int main(int argc, char** argv) {
         std::cerr << "easypp-sim: " << w.source << ": " << w.report.malformed
                   << " malformed lines skipped in all (counts by reason: --json)\n";
     }
+
+    if (opt.parse_only) {
+      report::Report rep;
+      rep.workload = &w;
+      rep.read_seconds = read_s;
+      if (opt.json ? !report::print_json(std::cout, rep) : (report::print_text(std::cout, rep), !std::cout)) {
+        std::cerr << "easypp-sim: cannot write to standard output\n";
+        return 1;
+      }
+      return 0;
+    }
+
+    if (opt.csv) return print_csv(w, cfgs, opt);
 
     // Checked before any replay: a typo in --report costs nothing. (After
     // the reading, which may still exit without unwinding on a bad

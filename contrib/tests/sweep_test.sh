@@ -12,6 +12,7 @@ W='synthetic:seed=7,jobs=1500,procs=64,users=12'
 expect_status "--help exits 0" 0 "$SWEEP" --help
 for opt in --workload --grid --base --load --baseline --also --jobs --batch --sort --top \
            --csv --json --procs --max-jobs --flurries --sim --timeout --quiet --max-starvation \
+           --thesis-grid --slurm --dir --tasks --wait --collect --resubmit "robust ranking" \
            "EXIT STATUS"; do
   has "$T/out" "$opt" || fail "--help documents $opt"
 done
@@ -167,6 +168,48 @@ check "1 run FAILED" has "$T/table" "1 run FAILED"
   --sort wait >"$T/table" 2>"$T/err"; st=$?
 check "--grid preset, --also, --baseline none: exit 0" [ $st = 0 ]
 check "preset grid and --also rows" sh -c "grep -q ' easy+:window=2\$' '$T/table' && grep -q ' easy++:window=2\$' '$T/table' && grep -q ' perfect++\$' '$T/table' && ! grep -q ' easy\$' '$T/table'"
+
+# --- several workloads: the thesis' robust ranking ---------------------------------------
+W2='synthetic:seed=8,jobs=1500,procs=64,users=12'
+"$SWEEP" -w "$W" -w "$W2" --grid window=1,3 --grid metric=avg,max --also easy+ --csv "$T/r.csv" \
+  --json "$T/r.json" >"$T/rob" 2>"$T/err"; st=$?
+check "two workloads: exit 0, 6 runs per workload in one call each" \
+  sh -c "[ $st = 0 ] && grep -q '4 configurations x 1 loads x 2 workloads = 12 runs (with easy, easy+) in 2 easypp-sim calls' '$T/rob'"
+check "robust ranking: degradation from each workload's best, averaged, ranked, in the CSV" python3 - "$T/r.csv" "$T/rob" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12, len(rows)
+by = {}
+for r in rows:
+    by.setdefault(r["workload"], {})[r["scheduler"]] = r
+assert len(by) == 2
+avg = {}
+for w, rs in by.items():
+    best = min(float(r["avg_bounded_slowdown"]) for s, r in rs.items() if s != "easy")
+    for s, r in rs.items():
+        if s == "easy":
+            assert r["degradation_percent"] == "" and r["robust_rank"] == ""
+            continue
+        d = (float(r["avg_bounded_slowdown"]) - best) / best * 100
+        assert abs(d - float(r["degradation_percent"])) < 1e-3, (w, s, d, r["degradation_percent"])
+        avg[s] = avg.get(s, 0) + d / 2
+ranked = sorted(avg, key=lambda s: (avg[s], s))
+for w, rs in by.items():
+    for s in ranked:
+        assert abs(float(rs[s]["robust_avg_degradation_percent"]) - avg[s]) < 1e-3
+        assert int(rs[s]["robust_rank"]) == ranked.index(s) + 1
+# window 1: max is avg (replayed once, the same figures)
+for rs in by.values():
+    assert rs["easy++:window=1:metric=max"]["avg_wait_minutes"] == rs["easy++:window=1:metric=avg"]["avg_wait_minutes"]
+lines = open(sys.argv[2]).read().split("robust ranking at load log (by bsld)")[1].splitlines()
+first = [l for l in lines if l.strip().startswith("1 ")][0]
+assert first.split()[-1] == ranked[0] and abs(float(first.split()[1]) - avg[ranked[0]]) < 0.006, first
+EOF
+json_check "JSON: the robust ranking" "$T/r.json" "len(d['robust']['log']) == 5 and d['robust']['log'][0]['rank'] == 1 and all(len(r['degradation_percent']) == 2 for r in d['robust']['log'])"
+expect_status "--thesis-grid with one of its knobs: exit 2" 2 "$SWEEP" -w "$W" --thesis-grid --grid window=2
+expect_status "the same workload twice: exit 2" 2 "$SWEEP" -w "$W" -w "$W"
+expect_status "--wait without --slurm: exit 2" 2 "$SWEEP" -w "$W" --grid window=1 --wait
+expect_status "--collect of a directory without a sweep: exit 2" 2 "$SWEEP" --collect "$T"
 
 # --- usage errors ---------------------------------------------------------------------
 expect_status "no workload: exit 2" 2 "$SWEEP" --grid window=1

@@ -2,13 +2,40 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace easypp {
 
-WaitQueue::WaitQueue(BackfillOrder order) : order_(order) {}
+namespace {
+
+constexpr std::int64_t kNoWidth = std::numeric_limits<std::int64_t>::max();
+constexpr std::int32_t kNoValue = std::numeric_limits<std::int32_t>::max();
+
+std::int32_t clamp32(Time v) {
+  if (v > Time(kNoValue)) return kNoValue;
+  if (v < Time(std::numeric_limits<std::int32_t>::min())) return std::numeric_limits<std::int32_t>::min();
+  return std::int32_t(v);
+}
+
+std::vector<std::int64_t> default_classes() {
+  std::vector<std::int64_t> b{0};
+  for (int k = 0; k < 31; ++k) b.push_back(std::int64_t(1) << k);
+  return b;
+}
+
+std::uint32_t pow2_at_least(std::uint64_t n) {
+  std::uint32_t c = 64;
+  while (c < n) c *= 2;
+  return c;
+}
+
+}  // namespace
+
+WaitQueue::WaitQueue(BackfillOrder order) : order_(order) { tree_.bounds = default_classes(); }
 
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
-                                std::int64_t width, Time since, Time first_reservation) {
+                                std::int64_t width, Time since, Time first_reservation,
+                                std::uint32_t position) {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -17,22 +44,75 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     s = Slot(pool_.size());
     pool_.emplace_back();
   }
-  pool_[s] = Entry{h, key, prediction, estimate, width, since, first_reservation, true};
+  const std::uint32_t gen = pool_[s].gen + 1;
+  pool_[s] = Entry{h, key, prediction, estimate, width, since, first_reservation, true, false, 0, gen};
   count_width(width, +1);
-  // Arrivals usually come in queue order: hint at the end.
-  by_queue_.insert(by_queue_.end(), item(s));
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.insert(item(s));
+  ++size_;
+  if (position == kAutoPosition) {
+    assert(!explicit_positions_);
+    if (has_last_ && !(last_key_ < key)) stale_ = true;  // renumbered before the next walk
+    last_key_ = key;
+    has_last_ = true;
+    if (next_ >= capacity()) {
+      // Compact when half the positions are free (FCFS: the started jobs'),
+      // else grow.
+      if (!stale_ && std::size_t(capacity()) >= 2 * size_) renumber();
+      else grow(std::max<std::uint32_t>(64, 2 * capacity()));
+    }
+    position = next_++;
+  } else {
+    assert(size_ == 1 || explicit_positions_);
+    explicit_positions_ = true;
+    if (position >= capacity()) grow(position + 1);
+  }
+  place(s, position);
+  if (pred_set_on_) by_pred_.insert(item(s));
+  if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);
   return s;
 }
 
 void WaitQueue::erase(Slot s) {
   assert(s < pool_.size() && pool_[s].live);
-  const Item it = item(s);
-  by_queue_.erase(it);
-  if (order_ == BackfillOrder::ShortestPrediction) by_pred_.erase(it);
-  pool_[s].live = false;
+  Entry& e = pool_[s];
+  if (pred_set_on_) by_pred_.erase(item(s));
+  const std::uint32_t p = e.position;
+  assert(at_[p] == s);
+  at_[p] = kNoSlot;
+  mark(p, false);
+  e.live = false;
+  e.hidden = false;
+  ++e.gen;
+  if (indexed()) {
+    set_cell(p, kNoSlot);
+    tree_touch(p);
+  } else if (order_ == BackfillOrder::ShortestPrediction) {
+    const std::uint32_t r = wrank_[s];
+    --sj_.live[r];
+    const std::vector<HeapItem>& h = sj_.heaps[r];
+    if (h.front().slot == s || h.size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
+  }
   free_.push_back(s);
-  count_width(pool_[s].width, -1);
+  --size_;
+  count_width(e.width, -1);
+}
+
+void WaitQueue::set_prediction(Slot s, Time p) {
+  Entry& e = pool_[s];
+  if (e.prediction == p) return;
+  if (pred_set_on_) by_pred_.erase(item(s));
+  e.prediction = p;
+  if (pred_set_on_) by_pred_.insert(item(s));
+  if (indexed()) {
+    set_cell(e.position, s);
+    tree_touch(e.position);
+  } else if (order_ == BackfillOrder::ShortestPrediction) {
+    const std::uint32_t r = wrank_[s];
+    const bool was_top = sj_.heaps[r].front().slot == s;
+    ++e.gen;  // the old heap item is stale
+    --sj_.live[r];
+    sj_push(s);
+    if (was_top || sj_.heaps[r].size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
+  }
 }
 
 void WaitQueue::count_large_width(std::int64_t width, int delta) {
@@ -57,21 +137,443 @@ void WaitQueue::find_min_width() {
   min_width_ = widths_.empty() ? 0 : widths_.front().first;
 }
 
-void WaitQueue::set_prediction(Slot s, Time p) {
-  Entry& e = pool_[s];
-  if (e.prediction == p) return;
-  // Queue order does not depend on the prediction: updated in place. The
-  // SJBF order does: the node is moved (no allocation).
-  const auto q = by_queue_.find(item(s));
-  assert(q != by_queue_.end());
-  q->prediction = p;
-  if (order_ == BackfillOrder::ShortestPrediction) {
-    auto node = by_pred_.extract(item(s));
-    assert(!node.empty());
-    node.value().prediction = p;
-    by_pred_.insert(std::move(node));
+// --- orders ------------------------------------------------------------------------
+
+WaitQueue::QueueRange WaitQueue::queue_order() const {
+  if (stale_) renumber();
+  return QueueRange{QueueIterator(this, next_position(0)), QueueIterator(this, kEnd)};
+}
+
+const WaitQueue::PredSet& WaitQueue::prediction_order() {
+  assert(order_ == BackfillOrder::ShortestPrediction);
+  if (!pred_set_on_) {
+    pred_set_on_ = true;
+    for (Slot s = 0; s < pool_.size(); ++s)
+      if (pool_[s].live) by_pred_.insert(item(s));
   }
-  e.prediction = p;
+  return by_pred_;
+}
+
+// --- positions ---------------------------------------------------------------------
+
+std::uint32_t WaitQueue::next_position(std::uint32_t from) const {
+  if (from >= capacity()) return kEnd;
+  std::uint64_t idx = from;
+  std::size_t lvl = 0;
+  for (;;) {
+    const std::vector<std::uint64_t>& words = used_[lvl];
+    const std::size_t w = std::size_t(idx >> 6);
+    if (w >= words.size()) return kEnd;
+    const std::uint64_t bits = words[w] & (~0ull << (idx & 63));
+    if (bits != 0) {
+      idx = (std::uint64_t(w) << 6) + std::uint64_t(__builtin_ctzll(bits));
+      break;
+    }
+    if (lvl + 1 == used_.size()) return kEnd;
+    idx = w + 1;  // the next word, one level up
+    ++lvl;
+  }
+  while (lvl > 0) {
+    --lvl;
+    idx = (idx << 6) + std::uint64_t(__builtin_ctzll(used_[lvl][std::size_t(idx)]));
+  }
+  return std::uint32_t(idx);
+}
+
+void WaitQueue::mark(std::uint32_t p, bool on) const {
+  std::uint64_t idx = p;
+  for (std::vector<std::uint64_t>& words : used_) {
+    std::uint64_t& w = words[std::size_t(idx >> 6)];
+    const std::uint64_t bit = 1ull << (idx & 63);
+    const bool was_zero = w == 0;
+    if (on) {
+      const bool had = (w & bit) != 0;
+      w |= bit;
+      if (had || !was_zero) return;  // the levels above know already
+    } else {
+      w &= ~bit;
+      if (w != 0) return;
+    }
+    idx >>= 6;
+  }
+}
+
+void WaitQueue::grow(std::uint32_t cap) const {
+  cap = pow2_at_least(cap);
+  at_.resize(cap, kNoSlot);
+  used_.clear();
+  std::size_t n = cap;
+  do {
+    n = (n + 63) / 64;
+    used_.emplace_back(n, 0);
+  } while (n > 1);
+  for (std::uint32_t p = 0; p < cap; ++p)
+    if (at_[p] != kNoSlot) mark(p, true);
+  if (indexed()) {
+    tree_.cells.resize(cap, Cell{kNoWidth, kNoValue, kNoValue, 0, false});
+    tree_rebuild();
+  }
+}
+
+void WaitQueue::renumber() const {
+  std::vector<Slot> order;
+  order.reserve(size_);
+  for (std::uint32_t p = next_position(0); p != kEnd; p = next_position(p + 1)) order.push_back(at_[p]);
+  if (stale_) {
+    std::sort(order.begin(), order.end(), [&](Slot a, Slot b) {
+      const QueueKey &ka = pool_[a].key, &kb = pool_[b].key;
+      return ka == kb ? a < b : ka < kb;
+    });
+  }
+  const std::uint32_t n = std::uint32_t(order.size());
+  at_.assign(0, kNoSlot);
+  if (indexed()) tree_.cells.assign(0, Cell{});
+  // Room for 3n more pushes before the next renumbering (FCFS: one per
+  // arrival), whose cost is linear in the capacity: a constant per push.
+  grow(std::max<std::uint64_t>(kMinRenumbered, 4 * std::uint64_t(n) + 4));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    pool_[order[i]].position = i;
+    at_[i] = order[i];
+    mark(i, true);
+    if (indexed()) set_cell(i, order[i]);
+  }
+  if (indexed()) tree_rebuild();
+  next_ = n;
+  stale_ = false;
+  if (order_ == BackfillOrder::ShortestPrediction) sj_rebuild_heaps();
+}
+
+void WaitQueue::place(Slot s, std::uint32_t p) {
+  assert(at_[p] == kNoSlot);
+  at_[p] = s;
+  pool_[s].position = p;
+  mark(p, true);
+  if (indexed()) {
+    set_cell(p, s);
+    tree_touch(p);
+  }
+}
+
+// --- width classes -----------------------------------------------------------------
+
+void WaitQueue::set_width_classes(std::vector<std::int64_t> lower_bounds) {
+  assert(empty());
+  std::sort(lower_bounds.begin(), lower_bounds.end());
+  lower_bounds.erase(std::unique(lower_bounds.begin(), lower_bounds.end()), lower_bounds.end());
+  if (lower_bounds.empty()) lower_bounds.push_back(0);
+  if (lower_bounds.size() > 64) lower_bounds.resize(64);
+  tree_.bounds = std::move(lower_bounds);
+  if (indexed() && capacity() > 0) {
+    for (std::uint32_t p = 0; p < capacity(); ++p) set_cell(p, at_[p]);
+    tree_rebuild();
+  }
+}
+
+std::vector<std::int64_t> WaitQueue::width_classes_for(
+    const std::vector<std::pair<std::int64_t, std::uint64_t>>& histogram, unsigned max_classes) {
+  if (histogram.empty() || max_classes == 0) return default_classes();
+  max_classes = std::min(max_classes, 64u);
+  std::uint64_t n = 0;
+  for (const auto& [w, jobs] : histogram) n += jobs;
+  // A class ends once it holds about n / max_classes jobs.
+  const std::uint64_t target = std::max<std::uint64_t>(1, n / max_classes);
+  std::vector<std::int64_t> bounds{histogram.front().first};
+  std::uint64_t in_class = 0;
+  for (const auto& [w, jobs] : histogram) {
+    if (in_class >= target && bounds.size() < max_classes) {
+      bounds.push_back(w);
+      in_class = 0;
+    }
+    in_class += jobs;
+  }
+  return bounds;
+}
+
+std::uint8_t WaitQueue::class_of(std::int64_t width) const {
+  const auto it = std::upper_bound(tree_.bounds.begin() + 1, tree_.bounds.end(), width);
+  return std::uint8_t(it - tree_.bounds.begin() - 1);
+}
+
+// --- the queue-order index ------------------------------------------------------------
+
+void WaitQueue::set_cell(std::uint32_t p, Slot s) const {
+  Cell& c = tree_.cells[p];
+  if (s == kNoSlot) {
+    c = Cell{kNoWidth, kNoValue, kNoValue, 0, false};
+    return;
+  }
+  const Entry& e = pool_[s];
+  c = Cell{e.width, clamp32(e.prediction), clamp32(e.estimate), class_of(e.width),
+           e.live && !e.hidden};
+}
+
+void WaitQueue::tree_rebuild() const {
+  const std::uint32_t leaves = std::max<std::uint32_t>(1, capacity() / kBlock);
+  tree_.leaves = leaves;
+  const std::size_t nodes = 2 * std::size_t(leaves), c = classes();
+  tree_.min_w.assign(nodes, kNoWidth);
+  tree_.pm_pred.assign(nodes * c, kNoValue);
+  if (tree_.by_estimate) tree_.pm_est.assign(nodes * c, kNoValue);
+  for (std::uint32_t n = leaves; n < 2 * leaves; ++n) tree_leaf(n);
+  for (std::uint32_t n = leaves - 1; n >= 1; --n) tree_merge(n);
+}
+
+void WaitQueue::tree_leaf(std::uint32_t node) const {
+  const unsigned c = classes();
+  std::int32_t pred[64], est[64];
+  std::fill(pred, pred + c, kNoValue);
+  std::int64_t minw = kNoWidth;
+  const std::size_t first = std::size_t(node - tree_.leaves) * kBlock;
+  const Cell* cell = &tree_.cells[first];
+  if (tree_.by_estimate) std::fill(est, est + c, kNoValue);
+  for (unsigned i = 0; i < kBlock; ++i) {
+    const Cell& x = cell[i];
+    if (!x.visible) continue;
+    minw = std::min(minw, x.width);
+    pred[x.klass] = std::min(pred[x.klass], x.prediction);
+    if (tree_.by_estimate) est[x.klass] = std::min(est[x.klass], x.estimate);
+  }
+  tree_.min_w[node] = minw;
+  std::int32_t* pp = &tree_.pm_pred[std::size_t(node) * c];
+  std::int32_t run = kNoValue;
+  for (unsigned k = 0; k < c; ++k) pp[k] = run = std::min(run, pred[k]);
+  if (tree_.by_estimate) {
+    std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
+    run = kNoValue;
+    for (unsigned k = 0; k < c; ++k) pe[k] = run = std::min(run, est[k]);
+  }
+}
+
+void WaitQueue::tree_merge(std::uint32_t node) const {
+  const unsigned c = classes();
+  const std::uint32_t l = 2 * node, r = l + 1;
+  tree_.min_w[node] = std::min(tree_.min_w[l], tree_.min_w[r]);
+  std::int32_t* p = &tree_.pm_pred[std::size_t(node) * c];
+  const std::int32_t* a = &tree_.pm_pred[std::size_t(l) * c];
+  const std::int32_t* b = &tree_.pm_pred[std::size_t(r) * c];
+  for (unsigned k = 0; k < c; ++k) p[k] = std::min(a[k], b[k]);
+  if (tree_.by_estimate) {
+    std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
+    const std::int32_t* ae = &tree_.pm_est[std::size_t(l) * c];
+    const std::int32_t* be = &tree_.pm_est[std::size_t(r) * c];
+    for (unsigned k = 0; k < c; ++k) pe[k] = std::min(ae[k], be[k]);
+  }
+}
+
+void WaitQueue::tree_touch(std::uint32_t p) const {
+  std::uint32_t node = tree_.leaves + p / kBlock;
+  tree_leaf(node);
+  for (node >>= 1; node >= 1; node >>= 1) tree_merge(node);
+}
+
+WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p,
+                                     unsigned cls) const {
+  const std::int64_t minw = tree_.min_w[node];
+  if (minw > p.free) return kNoSlot;
+  if (minw > p.extra) {  // only test (a) can pass in this subtree
+    const std::vector<std::int32_t>& pm = p.by_estimate ? tree_.pm_est : tree_.pm_pred;
+    if (Time(pm[std::size_t(node) * classes() + cls]) > p.limit) return kNoSlot;
+  }
+  if (node >= tree_.leaves) {
+    const std::uint32_t first = (node - tree_.leaves) * kBlock;
+    for (std::uint32_t i = first; i < first + kBlock; ++i) {
+      const Cell& x = tree_.cells[i];
+      if (!x.visible) continue;
+      const Entry& e = pool_[at_[i]];
+      if (p.passes(e.width, e.prediction, e.estimate)) return at_[i];
+    }
+    return kNoSlot;
+  }
+  const Slot s = tree_find(2 * node, p, cls);
+  return s != kNoSlot ? s : tree_find(2 * node + 1, p, cls);
+}
+
+WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p) {
+  assert(indexed());
+  if (size_ == 0) return kNoSlot;
+  if (stale_) renumber();
+  if (p.by_estimate && !tree_.by_estimate) {
+    tree_.by_estimate = true;
+    tree_rebuild();
+  }
+  return tree_find(1, p, class_of(p.free));
+}
+
+// --- the SJBF index -----------------------------------------------------------------
+
+std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
+  if (width >= 0 && std::uint64_t(width) < rank_of_width_.size() &&
+      rank_of_width_[std::size_t(width)] != 0)
+    return rank_of_width_[std::size_t(width)] - 1;
+  const auto it = std::lower_bound(sj_.widths.begin(), sj_.widths.end(), width);
+  const std::uint32_t r = std::uint32_t(it - sj_.widths.begin());
+  if (it != sj_.widths.end() && *it == width) return r;
+  // A new width: the ranks above it move up (rare: a log has few widths).
+  sj_.widths.insert(it, width);
+  sj_.heaps.insert(sj_.heaps.begin() + r, std::vector<HeapItem>());
+  sj_.live.insert(sj_.live.begin() + r, 0);
+  for (Slot s = 0; s < wrank_.size(); ++s)
+    if (pool_[s].live && wrank_[s] >= r) ++wrank_[s];
+  // Widths below 2^16 find their rank in a table.
+  std::int64_t top = 0;
+  for (std::int64_t w : sj_.widths)
+    if (w >= 0 && w < (1 << 16)) top = std::max(top, w);
+  rank_of_width_.assign(std::size_t(top) + 1, 0);
+  for (std::uint32_t i = 0; i < sj_.widths.size(); ++i)
+    if (sj_.widths[i] >= 0 && sj_.widths[i] <= top) rank_of_width_[std::size_t(sj_.widths[i])] = i + 1;
+  sj_rebuild_tree();
+  return r;
+}
+
+void WaitQueue::sj_rebuild_tree() const {
+  std::uint32_t size = 1;
+  while (size < sj_.widths.size()) size *= 2;
+  sj_.size = size;
+  sj_.best.assign(2 * std::size_t(size), kNone);
+  for (std::uint32_t r = 0; r < sj_.widths.size(); ++r)
+    if (!sj_.heaps[r].empty()) sj_.best[size + r] = sj_.heaps[r].front();
+  for (std::uint32_t n = size - 1; n >= 1; --n) {
+    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
+    sj_.best[n] = better(b, a) ? b : a;
+  }
+}
+
+void WaitQueue::sj_rebuild_heaps() const {
+  for (std::vector<HeapItem>& h : sj_.heaps) {
+    std::size_t n = 0;
+    for (const HeapItem& it : h) {
+      if (!heap_valid(it)) continue;
+      h[n] = it;
+      h[n++].position = pool_[it.slot].position;
+    }
+    h.resize(n);
+    std::make_heap(h.begin(), h.end(), heap_after);
+  }
+  sj_rebuild_tree();
+}
+
+void WaitQueue::sj_fix(std::uint32_t rank) {
+  std::uint32_t n = sj_.size + rank;
+  const std::vector<HeapItem>& h = sj_.heaps[rank];
+  sj_.best[n] = h.empty() ? kNone : h.front();
+  for (n >>= 1; n >= 1; n >>= 1) {
+    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
+    const HeapItem& w = better(b, a) ? b : a;
+    HeapItem& cur = sj_.best[n];
+    if (cur.slot == w.slot && cur.gen == w.gen && cur.prediction == w.prediction) break;
+    cur = w;  // a winner that did not change changes nothing above
+  }
+}
+
+void WaitQueue::sj_push(Slot s) {
+  const Entry& e = pool_[s];
+  if (wrank_.size() <= s) wrank_.resize(pool_.size());
+  const std::uint32_t r = sj_rank(e.width);
+  wrank_[s] = r;
+  std::vector<HeapItem>& h = sj_.heaps[r];
+  h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
+  std::push_heap(h.begin(), h.end(), heap_after);
+  ++sj_.live[r];
+  if (h.front().slot == s && h.front().gen == e.gen) sj_fix(r);
+}
+
+void WaitQueue::sj_clean(std::uint32_t rank) {
+  std::vector<HeapItem>& h = sj_.heaps[rank];
+  bool changed = false;
+  while (!h.empty() && !heap_valid(h.front())) {
+    std::pop_heap(h.begin(), h.end(), heap_after);
+    h.pop_back();
+    changed = true;
+  }
+  if (h.size() > 2 * std::size_t(sj_.live[rank]) + 16) {
+    h.erase(std::remove_if(h.begin(), h.end(), [&](const HeapItem& it) { return !heap_valid(it); }),
+            h.end());
+    std::make_heap(h.begin(), h.end(), heap_after);
+  }
+  if (changed) sj_fix(rank);
+}
+
+WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
+  HeapItem best = kNone;
+  std::uint32_t lo = sj_.size, hi = sj_.size + last + 1;  // [lo, hi)
+  while (lo < hi) {
+    if (lo & 1) {
+      if (better(sj_.best[lo], best)) best = sj_.best[lo];
+      ++lo;
+    }
+    if (hi & 1) {
+      --hi;
+      if (better(sj_.best[hi], best)) best = sj_.best[hi];
+    }
+    lo >>= 1;
+    hi >>= 1;
+  }
+  return best;
+}
+
+WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
+  assert(order_ == BackfillOrder::ShortestPrediction && !p.by_estimate);
+  if (stale_) renumber();
+  auto last_rank = [&](std::int64_t w) -> std::int64_t {
+    return std::int64_t(std::upper_bound(sj_.widths.begin(), sj_.widths.end(), w) -
+                        sj_.widths.begin()) - 1;
+  };
+  const std::int64_t rf = last_rank(p.free);
+  if (rf < 0) return kNoSlot;
+  const HeapItem a = sj_best_upto(std::uint32_t(rf));
+  if (a.slot == kNoSlot) return kNoSlot;
+  // The first job of width <= F in SJBF order has the smallest prediction
+  // among them: if it fails test (a), they all do.
+  if (a.prediction <= p.limit) return a.slot;
+  const std::int64_t rg = last_rank(p.extra);
+  if (rg < 0) return kNoSlot;
+  return sj_best_upto(std::uint32_t(rg)).slot;
+}
+
+// --- hiding refused candidates for the rest of a pass --------------------------------
+
+void WaitQueue::hide(Slot s) {
+  Entry& e = pool_[s];
+  assert(e.live && !e.hidden);
+  if (order_ == BackfillOrder::ShortestPrediction) {
+    const std::uint32_t r = wrank_[s];
+    std::vector<HeapItem>& h = sj_.heaps[r];
+    assert(!h.empty() && h.front().slot == s && h.front().gen == e.gen);
+    std::pop_heap(h.begin(), h.end(), heap_after);
+    h.pop_back();
+    --sj_.live[r];
+    e.hidden = true;
+    sj_.popped.emplace_back(s, e.gen);
+    sj_clean(r);
+    sj_fix(r);
+    return;
+  }
+  e.hidden = true;
+  hidden_.push_back(s);
+  if (indexed()) {
+    set_cell(e.position, s);
+    tree_touch(e.position);
+  }
+}
+
+void WaitQueue::unhide_all() {
+  for (Slot s : hidden_) {
+    Entry& e = pool_[s];
+    if (!e.hidden) continue;
+    e.hidden = false;
+    if (e.live && indexed()) {
+      set_cell(e.position, s);
+      tree_touch(e.position);
+    }
+  }
+  hidden_.clear();
+  for (const auto& [s, gen] : sj_.popped) {
+    Entry& e = pool_[s];
+    if (!e.live || e.gen != gen) continue;
+    e.hidden = false;
+    sj_push(s);
+  }
+  sj_.popped.clear();
 }
 
 }  // namespace easypp

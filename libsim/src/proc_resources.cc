@@ -7,16 +7,86 @@ namespace easypp {
 
 void ProcResources::remove_running(JobHandle h, std::int64_t size, Time predicted_end) {
   ++version_;
-  [[maybe_unused]] auto n = running_.erase(Run{predicted_end, h, size});
-  assert(n == 1);
+  [[maybe_unused]] const bool erased = running_.erase(Run{predicted_end, h, size});
+  assert(erased);
   free_ += size;
 }
 
 void ProcResources::move_predicted_end(JobHandle h, std::int64_t size, Time old_end,
                                        Time new_end) {
   ++version_;
-  running_.erase(Run{old_end, h, size});
+  [[maybe_unused]] const bool erased = running_.erase(Run{old_end, h, size});
+  assert(erased);
   running_.insert(Run{new_end, h, size});
+}
+
+// --- the running jobs by predicted end -------------------------------------------------
+
+std::size_t ProcResources::RunsByEnd::block_of(const Run& r) const {
+  std::size_t lo = 0, hi = blocks_.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (blocks_[mid].runs.back() < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void ProcResources::RunsByEnd::insert(const Run& r) {
+  if (blocks_.empty()) {
+    blocks_.emplace_back();
+    blocks_.back().runs.push_back(r);
+    blocks_.back().procs = r.size;
+    ++size_;
+    return;
+  }
+  std::size_t b = block_of(r);
+  if (b == blocks_.size()) --b;  // beyond every run: the last block
+  Block& blk = blocks_[b];
+  blk.runs.insert(std::upper_bound(blk.runs.begin(), blk.runs.end(), r), r);
+  blk.procs += r.size;
+  ++size_;
+  if (blk.runs.size() > 2 * kBlock) {  // split in two
+    Block upper;
+    upper.runs.assign(blk.runs.begin() + std::ptrdiff_t(kBlock), blk.runs.end());
+    blk.runs.resize(kBlock);
+    for (const Run& x : upper.runs) upper.procs += x.size;
+    blk.procs -= upper.procs;
+    blocks_.insert(blocks_.begin() + std::ptrdiff_t(b) + 1, std::move(upper));
+  }
+}
+
+bool ProcResources::RunsByEnd::erase(const Run& r) {
+  const std::size_t b = block_of(r);
+  if (b == blocks_.size()) return false;
+  Block& blk = blocks_[b];
+  const auto it = std::lower_bound(blk.runs.begin(), blk.runs.end(), r);
+  if (it == blk.runs.end() || it->h != r.h || it->end != r.end) return false;
+  blk.procs -= it->size;
+  blk.runs.erase(it);
+  --size_;
+  if (blk.runs.empty()) blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
+  return true;
+}
+
+bool ProcResources::RunsByEnd::first_holding(std::int64_t need, Run* run,
+                                             std::int64_t* held) const {
+  std::int64_t acc = 0;
+  for (const Block& blk : blocks_) {
+    if (acc + blk.procs < need) {
+      acc += blk.procs;
+      continue;
+    }
+    for (const Run& r : blk.runs) {
+      acc += r.size;
+      if (acc >= need) {
+        *run = r;
+        *held = acc;
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void ProcResources::begin_pass(Time now) {
@@ -35,16 +105,14 @@ void ProcResources::begin_pass(Time now) {
 void ProcResources::build_profile() {
   segs_.clear();
   std::int64_t avail = free_;
-  auto r = running_.begin();
-  for (; r != running_.end() && r->end <= now_; ++r) avail += r->size;
   segs_.push_back(Seg{now_, avail});
-  for (; r != running_.end(); ++r) {
-    avail += r->size;
-    if (segs_.back().t == r->end)
+  running_.for_each([&](const Run& r) {
+    avail += r.size;
+    if (r.end <= now_ || segs_.back().t == r.end)
       segs_.back().free = avail;
     else
-      segs_.push_back(Seg{r->end, avail});
-  }
+      segs_.push_back(Seg{r.end, avail});
+  });
   profile_ = true;
   // The head's reservation, made in the cheap shadow/extra form.
   if (nres_ >= 1 && head_shadow_ < kNever) {
@@ -79,13 +147,11 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
       shadow_ = now_;
       extra_ = avail - size;
     } else {
-      for (const Run& r : running_) {
-        avail += r.size;
-        if (avail >= size) {
-          shadow_ = r.end;
-          extra_ = avail - size;
-          break;
-        }
+      std::int64_t held = 0;
+      Run r{};
+      if (running_.first_holding(size - avail, &r, &held)) {
+        shadow_ = r.end;
+        extra_ = avail + held - size;
       }
     }
     cached_version_ = version_;

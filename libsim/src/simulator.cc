@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "easypp/prediction_book.h"
 #include "easypp/sim/metrics.h"
@@ -67,6 +68,28 @@ struct Simulator::Impl : PredictionBook::Listener {
         st(wl.jobs.size()),
         out(wl.jobs.size()) {
     book.set_listener(this);
+    index_queue();
+  }
+
+  // The candidate index of queue order (queue.h): width classes fitted to
+  // this workload, and under SJF (queue order by estimate) each job's rank
+  // in that order as its stable queue position.
+  std::vector<std::uint32_t> sjf_rank;
+  void index_queue() {
+    if (cfg.policy.backfill != BackfillOrder::Queue) return;
+    std::map<std::int64_t, std::uint64_t> hist;
+    for (const Job& j : w.jobs) ++hist[j.size];
+    queue.set_width_classes(
+        WaitQueue::width_classes_for({hist.begin(), hist.end()}));
+    if (cfg.queue_order != QueueOrder::Estimate) return;
+    std::vector<std::uint32_t> order(w.jobs.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const Time ea = w.jobs[a].estimate, eb = w.jobs[b].estimate;
+      return ea != eb ? ea < eb : a < b;
+    });
+    sjf_rank.resize(order.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r) sjf_rank[order[r]] = r;
   }
 
   // Close the accuracy segment of prediction `p`, in effect until `t`.
@@ -88,7 +111,8 @@ struct Simulator::Impl : PredictionBook::Listener {
     const QueueKey key = cfg.queue_order == QueueOrder::Arrival
                              ? QueueKey{j.submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
-    st[h].slot = queue.push(h, key, p.prediction, j.estimate, j.size, p.since);
+    st[h].slot = queue.push(h, key, p.prediction, j.estimate, j.size, p.since, kNever,
+                            sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h]);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
   }
 
@@ -223,7 +247,7 @@ std::vector<JobHandle> SimView::running_jobs() const {
 }
 std::vector<JobHandle> SimView::waiting_jobs() const {
   std::vector<JobHandle> v;
-  for (const auto& item : s_.queue.queue_order()) v.push_back(s_.queue.entry(item.slot).handle);
+  for (const WaitQueue::Item item : s_.queue.queue_order()) v.push_back(s_.queue.entry(item.slot).handle);
   return v;
 }
 

@@ -38,7 +38,8 @@ for opt in --workload --procs --load --scheduler --json --output-swf --size-from
            --fullness --fallback --propagation \
            --shake --shake-jitter --shake-seed --threads --top-users --report --pass-per-event \
            --no-correction-pass --safe-after-delay --safe-after-xfactor --max-delay --rounding \
-           --prediction-floor --learn --learn-min-runtime --history-ttl; do
+           --prediction-floor --learn --learn-min-runtime --history-ttl --csv --scheduler-file \
+           --parse-only; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
 pass "help documents every option"
@@ -170,7 +171,7 @@ else fail "the table says when the authors' conventions are replayed"; fi
 json_check "JSON categories" "$T/a.json" "sorted(c['category'] for c in d['runs'][0]['categories']) == ['long-narrow','long-wide','short-narrow','short-wide']"
 "$SIM" -w "$DATA/cli_small.swf" -s easy,easy++,conservative --json >"$T/b.json" 2>/dev/null
 strip() { python3 -c "import json,sys
-d=json.load(open(sys.argv[1])); d['input'].pop('read_seconds'); d.pop('peak_rss_mb')
+d=json.load(open(sys.argv[1])); d['input'].pop('read_seconds'); d.pop('peak_rss_mb'); d.pop('cpu_seconds')
 for r in d['runs']:
     for k in ('elapsed_seconds','jobs_per_second'): r.pop(k)
 print(json.dumps(d, sort_keys=True))" "$1"; }
@@ -241,6 +242,46 @@ then pass "table shows mean +- ci and the win counts"; else fail "table shows me
 "$SIM" -w 'synthetic:jobs=2000,procs=64,users=20' --json >"$T/syn.json" 2>"$T/err" || fail "synthetic run: $(cat "$T/err")"
 json_check "synthetic default compares easy and easy++" "$T/syn.json" "[r['scheduler'] for r in d['runs']] == ['easy','easy++'] and d['input']['jobs'] == 2000"
 usage_error "bad synthetic spec" "$SIM" -w 'synthetic:jobs=many'
+
+# --- batches: --scheduler-file, --csv, --parse-only ------------------------------
+SYN='synthetic:jobs=3000,procs=64,users=20'
+printf '# a sweep\neasy\n\neasy++:window=1:metric=max\n  easy++:window=1:metric=min:fullness=partial  \neasy++:window=3\nconservative\n' >"$T/specs.txt"
+"$SIM" -w "$SYN" --scheduler-file "$T/specs.txt" --csv --threads 2 >"$T/b.csv" 2>"$T/err" || fail "csv batch: $(cat "$T/err")"
+"$SIM" -w "$SYN" -s easy,easy++:window=1:metric=max,easy++:window=3,conservative --json >"$T/b.json" 2>/dev/null
+if python3 - "$T/b.csv" "$T/b.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+runs = {r["scheduler"]: r for r in json.load(open(sys.argv[2]))["runs"]}
+names = [r["scheduler"] for r in rows]
+assert names == ["easy", "easy++:window=1:metric=max", "easy++:window=1:metric=min:fullness=partial",
+                 "easy++:window=3", "conservative"], names
+for r in rows:
+    j = runs.get(r["scheduler"], runs["easy++:window=1:metric=max"])
+    for k in ("avg_wait_minutes", "avg_bounded_slowdown", "avg_accuracy_percent", "utilization",
+              "max_wait_minutes", "p99_wait_minutes"):
+        assert abs(float(r[k]) - j[k]) <= 1e-6 * max(1.0, abs(j[k])), (r["scheduler"], k, r[k], j[k])
+    assert int(r["jobs_measured"]) == j["jobs_measured"] and int(r["jobs_simulated"]) == 3000
+# with a window of 1, metric and fullness cannot matter: replayed once
+assert rows[2]["same_as"] == "easy++:window=1:metric=max" and rows[1]["same_as"] == "", rows[2]
+assert float(rows[2]["replay_seconds"]) == 0 and float(rows[1]["replay_seconds"]) > 0
+PY
+then pass "--csv: one row per spec of the file, in order, equal to --json's figures; duplicates replayed once"
+else fail "--csv: rows equal --json's figures"; fi
+"$SIM" -w "$SYN" --scheduler-file "$T/specs.txt" --csv --threads 1 >"$T/b1.csv" 2>/dev/null
+if cut -d, -f1-13 "$T/b.csv" | cmp -s - "$(cut -d, -f1-13 "$T/b1.csv" >"$T/b1.cut"; echo "$T/b1.cut")"
+then pass "--csv: the same figures on 1 and 2 threads"; else fail "--csv: the same figures on 1 and 2 threads"; fi
+printf 'easy\neasy++:window=0\n' >"$T/bad.txt"
+usage_error "--scheduler-file: a bad line" "$SIM" -w "$SYN" --scheduler-file "$T/bad.txt" --csv
+grep -q "bad.txt:2: scheduler 'easy++:window=0'" "$T/err" && pass "--scheduler-file: the bad line is named" || fail "--scheduler-file: the bad line is named"
+usage_error "--scheduler-file: missing file" "$SIM" -w "$SYN" --scheduler-file "$T/none.txt"
+printf '# nothing\n' >"$T/empty.txt"
+usage_error "--scheduler-file: no scheduler" "$SIM" -w "$SYN" --scheduler-file "$T/empty.txt"
+usage_error "--csv with --json" "$SIM" -w "$SYN" --csv --json
+echo easy | "$SIM" -w "$SYN" --scheduler-file - --csv >"$T/stdin.csv" 2>/dev/null
+[ "$(wc -l <"$T/stdin.csv")" = 2 ] && pass "--scheduler-file -: reads standard input" || fail "--scheduler-file -: reads standard input"
+"$SIM" -w "$DATA/cli_small.swf" --parse-only --json >"$T/p.json" 2>/dev/null
+json_check "--parse-only: the input, no run, the CPU time" "$T/p.json" "d['runs'] == [] and d['input']['jobs'] > 0 and d['cpu_seconds'] >= 0"
+usage_error "--parse-only with --output-swf" "$SIM" -w "$DATA/cli_small.swf" --parse-only --output-swf "$T/x.swf"
 
 [ $fails = 0 ] && echo "all CLI checks passed" || echo "$fails CLI checks failed"
 exit $((fails > 0))

@@ -41,7 +41,7 @@ struct RecordingAdapter {
   }
   bool can_start_more() const { return res.free() > 0; }
   std::int64_t free_width() const { return res.free(); }
-  bool room_beyond_shadow() const { return res.extra() > 0; }
+  std::int64_t extra_width() const { return res.extra(); }
   bool may_continue() { return true; }
 };
 static_assert(ResourceAdapter<RecordingAdapter>, "the test adapter answers every question");

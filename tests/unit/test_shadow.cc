@@ -95,7 +95,15 @@ std::vector<TJob> history(unsigned seed, int n) {
   return jobs;
 }
 
-plugin::PluginConfig config() { return plugin::PluginConfig(); }
+// The plugin's defaults but the paper's learning (every finished job, however
+// short): these tests are about the shadow's mechanics, with runtimes of
+// seconds, which the default history (learn-min-runtime=60) would not learn.
+plugin::PluginConfig config() {
+  plugin::PluginConfig c;
+  c.sched.predictor.learn_completed_only = false;
+  c.sched.predictor.learn_min_runtime = 0;
+  return c;
+}
 
 // Polls every `interval` from before the first job to after the last end.
 void follow(Shadow& sh, const std::vector<TJob>& jobs, Time from, Time to, Time interval,

@@ -4,7 +4,8 @@
 // Each order is a small named policy the scheduling pass is instantiated
 // with (policy.h): it names the sequence of candidates, an ordered range of
 // the wait queue (which keeps both orders sorted, so a pass never sorts),
-// and what the pass may assume about it.
+// and what the pass may assume about it, and its candidate index: the first
+// job in the order that could start in the current state of the pass.
 #pragma once
 
 #include "easypp/queue.h"
@@ -20,13 +21,16 @@ struct FcfsBackfill {
   static constexpr bool kAscendingPredictions = false;
 
   /// `after_reserved`: the first job in queue order behind the reservations.
-  static WaitQueue::QueueSet::const_iterator first(
-      const WaitQueue&, WaitQueue::QueueSet::const_iterator after_reserved) {
+  static WaitQueue::QueueIterator first(WaitQueue&, WaitQueue::QueueIterator after_reserved) {
     return after_reserved;
   }
-  static WaitQueue::QueueSet::const_iterator last(const WaitQueue& q) {
-    return q.queue_order().end();
+  static WaitQueue::QueueIterator last(WaitQueue& q) { return q.queue_order().end(); }
+  /// The candidate index (queue.h): the first job in this order that passes
+  /// the probe; it answers probes by estimate (safe backfilling) too.
+  static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
+    return q.first_in_queue_order(p);
   }
+  static constexpr bool kIndexedByEstimate = true;
 };
 
 /// SJBF (Tsafrir, Etsion & Feitelson 2007): the candidates by ascending
@@ -37,13 +41,18 @@ struct ShortestJobBackfilledFirst {
   static constexpr bool kHasReserved = true;
   static constexpr bool kAscendingPredictions = true;
 
-  static WaitQueue::PredSet::const_iterator first(const WaitQueue& q,
-                                                  WaitQueue::QueueSet::const_iterator) {
+  static WaitQueue::PredSet::const_iterator first(WaitQueue& q, WaitQueue::QueueIterator) {
     return q.prediction_order().begin();
   }
-  static WaitQueue::PredSet::const_iterator last(const WaitQueue& q) {
+  static WaitQueue::PredSet::const_iterator last(WaitQueue& q) {
     return q.prediction_order().end();
   }
+  /// The candidate index (queue.h); by prediction only (a safe pass walks
+  /// the order).
+  static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
+    return q.first_in_prediction_order(p);
+  }
+  static constexpr bool kIndexedByEstimate = false;
 };
 
 }  // namespace easypp

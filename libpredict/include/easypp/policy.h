@@ -31,7 +31,7 @@ namespace easypp {
 struct PassResult {
   std::uint32_t started_in_order = 0;  ///< started before any job was blocked
   std::uint32_t started_backfill = 0;  ///< started by backfilling
-  std::uint32_t tested = 0;            ///< backfill candidates examined
+  std::uint32_t tested = 0;            ///< backfill candidates examined (backfill() calls)
   std::uint32_t reservations = 0;      ///< reservations made
   bool head_reserved = false;          ///< a reservation was made for the head
   JobHandle head = 0;                  ///< the head (valid if head_reserved)
@@ -74,6 +74,45 @@ class ReservedSlots {
   std::vector<WaitQueue::Slot> more_;
 };
 
+// The backfill walk of an EASY pass (one reservation, the head's, made;
+// shadow time r.shadow) through the candidate index of the order: each
+// backfill() call goes to the next job in backfill order that could start
+// given what is free, the shadow time and the extra room (queue.h explains
+// why no job skipped this way could have started); r.tested counts those
+// calls. A job the adapter refuses (the plugin's node checks are finer than
+// widths) or the reserved head is hidden for the rest of the pass.
+template <class Order, class Adapter, class BoundOf, class NothingFits>
+void indexed_candidates(Time now, WaitQueue& q, Adapter& a, bool safe,
+                        const ReservedSlots& reserved, const BoundOf& bound_of,
+                        const NothingFits& nothing_fits, PassResult& r) {
+  CandidateProbe probe;
+  probe.by_estimate = safe;
+  probe.limit = r.shadow - now;
+  while (!nothing_fits()) {
+    probe.free = a.free_width();
+    probe.extra = std::min(probe.free, a.extra_width());
+    const WaitQueue::Slot s = Order::first_passing(q, probe);
+    if (s == WaitQueue::kNoSlot) break;
+    if (reserved.contains(s)) {
+      q.hide(s);
+      continue;
+    }
+    if (!a.may_continue()) {
+      r.interrupted = true;
+      break;
+    }
+    ++r.tested;
+    const WaitQueue::Entry& e = q.entry(s);
+    if (a.backfill(e.handle, bound_of(e))) {
+      ++r.started_backfill;
+      q.erase(s);
+    } else {
+      q.hide(s);
+    }
+  }
+  q.unhide_all();
+}
+
 template <class Order, class Adapter>
 PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   using Slot = WaitQueue::Slot;
@@ -92,10 +131,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
   // the first `depth` blocked jobs get reservations; jobs between them may
   // backfill around the reservations made so far.
-  const auto& by_queue = q.queue_order();
+  const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
   while (it != by_queue.end() && r.reservations < depth) {
-    const Slot s = it->slot;
+    const Slot s = (*it).slot;
     ++it;
     const WaitQueue::Entry e = q.entry(s);
     if (r.reservations == 0) {
@@ -135,6 +174,16 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
 
   // Phase B: every other waiting job, in the backfill order.
   const bool safe = cfg.safe || room < kNever;
+  // EASY walks the candidate index. The probe is exact when the bound is
+  // the prediction (no guard) or the estimate (safe backfill, or a head
+  // the guard protects); with a finite room the bound lies in between
+  // (end_bound), and the probe by prediction finds a superset of the jobs
+  // that fit: the adapter refuses the others, which are hidden.
+  const bool by_estimate = cfg.safe || room <= 0;
+  if (depth == 1 && (!by_estimate || Order::kIndexedByEstimate)) {
+    indexed_candidates<Order>(now, q, a, by_estimate, reserved, bound_of, nothing_fits, r);
+    return r;
+  }
   const auto last = Order::last(q);
   for (auto c = Order::first(q, it); c != last;) {
     const WaitQueue::Item item = *c;
@@ -146,7 +195,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
     // time, none of the rest can either; only "extra" room is left, and
     // once that is gone the walk ends.
     if constexpr (Order::kAscendingPredictions) {
-      if (depth == 1 && !safe && now + item.prediction > r.shadow && !a.room_beyond_shadow())
+      if (depth == 1 && !safe && now + item.prediction > r.shadow && a.extra_width() <= 0)
         break;
     }
     if (nothing_fits()) break;

@@ -3,9 +3,40 @@
 //
 // Both orders are maintained incrementally, so a scheduling pass walks them
 // without sorting. The simulator and the Slurm plugin share this class.
+//
+// Queue order is kept by position: each waiting job has a number that orders
+// the jobs as their keys do and does not change while it waits (by default
+// the push order, or the caller's: the simulator's SJF rank); a bitmap of
+// the positions in use walks them in order.
+//
+// The candidate indexes. During the backfill walk of an EASY pass (one
+// reservation) the free width F and the extra width E only shrink while the
+// shadow time S and `now` stay fixed, so a waiting job can start only if
+//
+//     (width <= F and now + q <= S)  or  width <= min(F, E)
+//
+// (q: its prediction, or its estimate under safe backfilling), and a job
+// that fails this once fails it for the rest of the pass. The next
+// candidate in backfill order is therefore the first job *in the whole
+// order* that passes the test (first_in_queue_order(),
+// first_in_prediction_order()): the walk costs what the jobs that could
+// start cost, not the queue's length.
+//   - queue order: a tree over the positions whose nodes keep the smallest
+//     width and, per width class, the smallest prediction and estimate of
+//     the jobs at or below that class, so subtrees without a candidate are
+//     skipped;
+//   - SJBF: per distinct width, a heap of the jobs by (prediction, queue
+//     order), and a tree over the widths keeping the smallest top: the first
+//     job in SJBF order among those of width <= X is one query, and since
+//     that order is by prediction, test (a) needs only the first of width
+//     <= F. (A safe SJBF pass walks prediction_order().)
+// Jobs the adapter refuses (and the reserved head) are hidden for the rest
+// of the pass (hide(), unhide_all()).
 #pragma once
 
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <set>
 #include <utility>
 #include <vector>
@@ -35,10 +66,25 @@ enum class BackfillOrder {
   ShortestPrediction,  ///< SJBF: ascending prediction, ties in queue order
 };
 
+/// What a backfill candidate must pass in this state of the pass (see the
+/// file comment): width <= extra, or width <= free and q <= limit, where q
+/// is the prediction, or the estimate when by_estimate.
+struct CandidateProbe {
+  std::int64_t free = 0;   ///< F: the adapter's free_width()
+  std::int64_t extra = 0;  ///< min(F, the adapter's extra_width()): never above free
+  Time limit = 0;          ///< S - now
+  bool by_estimate = false;
+  bool passes(std::int64_t width, Time prediction, Time estimate) const {
+    return width <= extra || (width <= free && (by_estimate ? estimate : prediction) <= limit);
+  }
+};
+
 class WaitQueue {
  public:
   using Slot = std::uint32_t;
   static constexpr Slot kNoSlot = ~Slot(0);
+  /// push(): let the queue number the job (see push).
+  static constexpr std::uint32_t kAutoPosition = ~std::uint32_t(0);
 
   struct Entry {
     JobHandle handle = 0;
@@ -51,15 +97,15 @@ class WaitQueue {
     /// if it has had none: the delay cap's reference.
     Time first_reservation = kNever;
     bool live = false;
+    bool hidden = false;        ///< refused in this pass (candidate indexes)
+    mutable std::uint32_t position = 0; ///< queue position (renumbered by a walk)
+    std::uint32_t gen = 0;      ///< bumped on every change (SJBF heaps)
   };
 
-  /// What the ordered sets hold: enough to order and pre-filter candidates
-  /// without touching the entry (the scheduling pass is the hot path).
+  /// A waiting job as the orders yield it.
   struct Item {
     QueueKey key;
-    /// Not part of queue order's key: set_prediction() updates it in place
-    /// there (re-predictions are frequent with propagation).
-    mutable Time prediction;
+    Time prediction;
     std::int64_t width;
     Slot slot;
   };
@@ -75,8 +121,14 @@ class WaitQueue {
   /// Slurm); a candidate wider than free_width() is skipped without asking
   /// the adapter. `since` is when the job started waiting (its submit time),
   /// used by the starvation guard (PolicyConfig::safe_after).
+  /// `position`: a number that orders the jobs as their keys do and never
+  /// changes while the job waits (the simulator's SJF rank; every push then
+  /// gives one); by default the queue numbers jobs in push order, which is
+  /// right when they are pushed in queue order (FCFS arrivals, the plugin's
+  /// rebuilt queue) and costs a renumbering of the queue when they are not.
   Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0,
-            Time since = kNever, Time first_reservation = kNever);
+            Time since = kNever, Time first_reservation = kNever,
+            std::uint32_t position = kAutoPosition);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
@@ -85,17 +137,49 @@ class WaitQueue {
   /// free_width() is below it, no waiting job can start and a pass can stop.
   std::int64_t min_width() const { return min_width_; }
 
-  bool empty() const { return by_queue_.empty(); }
-  std::size_t size() const { return by_queue_.size(); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   const Entry& entry(Slot s) const { return pool_[s]; }
 
- private:
-  struct QueueCmp {
-    bool operator()(const Item& a, const Item& b) const {
-      if (a.key == b.key) return a.slot < b.slot;
-      return a.key < b.key;
+  // --- queue order ---------------------------------------------------------------
+
+  /// Walks queue order; erasing the job just visited is allowed.
+  class QueueIterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Item;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Item;
+    QueueIterator() = default;
+    Item operator*() const {
+      const Entry& e = q_->pool_[q_->at_[pos_]];
+      return Item{e.key, e.prediction, e.width, q_->at_[pos_]};
     }
+    QueueIterator& operator++() {
+      pos_ = q_->next_position(pos_ + 1);
+      return *this;
+    }
+    friend bool operator==(const QueueIterator& a, const QueueIterator& b) { return a.pos_ == b.pos_; }
+    friend bool operator!=(const QueueIterator& a, const QueueIterator& b) { return a.pos_ != b.pos_; }
+
+   private:
+    friend class WaitQueue;
+    QueueIterator(const WaitQueue* q, std::uint32_t pos) : q_(q), pos_(pos) {}
+    const WaitQueue* q_ = nullptr;
+    std::uint32_t pos_ = kEnd;
   };
+  struct QueueRange {
+    QueueIterator b, e;
+    QueueIterator begin() const { return b; }
+    QueueIterator end() const { return e; }
+  };
+  /// Queue order.
+  QueueRange queue_order() const;
+
+  // --- SJBF order ---------------------------------------------------------------
+
+ private:
   struct PredCmp {
     bool operator()(const Item& a, const Item& b) const {
       if (a.prediction != b.prediction) return a.prediction < b.prediction;
@@ -103,26 +187,56 @@ class WaitQueue {
       return a.key < b.key;
     }
   };
+
+ public:
+  using PredSet = std::set<Item, PredCmp>;
+  /// SJBF order (BackfillOrder::ShortestPrediction only): an ordered set
+  /// kept from the first call on (the passes that walk the order call it:
+  /// safe SJBF passes, deeper reservations). Erasing a slot invalidates only
+  /// iterators to that slot.
+  const PredSet& prediction_order();
+
+  // --- candidate indexes (see the file comment) ---------------------------------
+
+  /// Width classes of the queue-order index, by their lower bounds
+  /// (ascending; at most 64): the finer they separate the widths of the
+  /// jobs, the fewer subtrees a probe visits in vain. Default: powers of two.
+  /// Only while empty.
+  void set_width_classes(std::vector<std::int64_t> lower_bounds);
+  /// Lower bounds of at most `max_classes` classes holding about as many
+  /// jobs each, from a histogram of widths (width, jobs), ascending by
+  /// width; each distinct width is its own class when they are few.
+  static std::vector<std::int64_t> width_classes_for(
+      const std::vector<std::pair<std::int64_t, std::uint64_t>>& histogram,
+      unsigned max_classes = 32);
+
+  /// The first job in queue order that passes `p` and is not hidden
+  /// (kNoSlot: none). Only for BackfillOrder::Queue.
+  Slot first_in_queue_order(const CandidateProbe& p);
+  /// The same in SJBF order; `p.by_estimate` must be false. Only for
+  /// BackfillOrder::ShortestPrediction.
+  Slot first_in_prediction_order(const CandidateProbe& p);
+  /// Hide a job from the two queries above until unhide_all() (the pass
+  /// calls it at its end). The job must have been returned by one of them.
+  void hide(Slot s);
+  void unhide_all();
+
+ private:
+  static constexpr std::uint32_t kEnd = ~std::uint32_t(0);
+  static constexpr std::uint32_t kMinRenumbered = 64;  // capacity after a renumbering
   Item item(Slot s) const {
     const Entry& e = pool_[s];
     return Item{e.key, e.prediction, e.width, s};
   }
 
- public:
-  using QueueSet = std::set<Item, QueueCmp>;
-  using PredSet = std::set<Item, PredCmp>;
-
-  /// Queue order. Erasing a slot invalidates only iterators to that slot.
-  const QueueSet& queue_order() const { return by_queue_; }
-  /// SJBF order; empty unless order() == ShortestPrediction.
-  const PredSet& prediction_order() const { return by_pred_; }
-
- private:
   BackfillOrder order_;
   std::vector<Entry> pool_;
   std::vector<Slot> free_;
-  QueueSet by_queue_;
+  std::size_t size_ = 0;
+  std::vector<Slot> hidden_;
+  bool pred_set_on_ = false;
   PredSet by_pred_;
+
   // Waiting jobs per width, for min_width(): widths below kSmall counted in
   // an array with a bit per width in use (the minimum is one ctz away), the
   // rest in a vector sorted by width (few distinct large widths).
@@ -139,13 +253,104 @@ class WaitQueue {
       count_large_width(width, delta);
     }
     if (delta > 0) {
-      if (by_queue_.empty() || width < min_width_) min_width_ = width;  // before its insertion
+      if (size_ == 0 || width < min_width_) min_width_ = width;  // before its insertion
     } else if (width == min_width_) {
       find_min_width();
     }
   }
   void count_large_width(std::int64_t width, int delta);
   void find_min_width();
+
+  // --- positions ----------------------------------------------------------------
+  // at_[p]: the job at position p (kNoSlot: none); used_: a bitmap of the
+  // positions in use, with levels above it (a bit per non-zero word).
+  // Mutable: a const walk may first renumber (positions pushed out of order).
+  mutable std::vector<Slot> at_;
+  mutable std::vector<std::vector<std::uint64_t>> used_;
+  mutable std::uint32_t next_ = 0;  // next automatic position
+  mutable bool stale_ = false;      // automatic positions out of queue order
+  bool explicit_positions_ = false;
+  QueueKey last_key_;
+  bool has_last_ = false;
+  std::uint32_t capacity() const { return std::uint32_t(at_.size()); }
+  std::uint32_t next_position(std::uint32_t from) const;  // kEnd: none
+  void mark(std::uint32_t p, bool on) const;
+  void grow(std::uint32_t capacity) const;
+  void renumber() const;  // automatic positions 0..size-1 in queue order
+  void place(Slot s, std::uint32_t p);
+
+  // --- the queue-order index: a tree over positions -------------------------------
+  // Leaves are blocks of kBlock positions; every node keeps the smallest
+  // width of its visible jobs and, per width class c, the smallest
+  // prediction (and, once a probe by estimate came, estimate) among its
+  // visible jobs of class <= c, clamped to 32 bits (a larger value only
+  // makes a probe look into a subtree in vain, never skip a candidate).
+  static constexpr unsigned kBlock = 32;
+  struct Cell {  // a position's job, for the index (visible: in use, not hidden)
+    std::int64_t width;
+    std::int32_t prediction, estimate;
+    std::uint8_t klass;
+    bool visible;
+  };
+  struct Tree {
+    std::vector<std::int64_t> bounds;   // class lower bounds (bounds[0] unused)
+    mutable std::vector<Cell> cells;    // per position
+    mutable std::vector<std::int64_t> min_w;    // per node
+    mutable std::vector<std::int32_t> pm_pred;  // per node x class
+    mutable std::vector<std::int32_t> pm_est;   // same, by estimate (when used)
+    mutable std::uint32_t leaves = 0;           // capacity / kBlock
+    mutable bool by_estimate = false;           // pm_est maintained
+  } tree_;
+  bool indexed() const { return order_ == BackfillOrder::Queue; }
+  unsigned classes() const { return unsigned(tree_.bounds.size()); }
+  std::uint8_t class_of(std::int64_t width) const;
+  void set_cell(std::uint32_t p, Slot s) const;  // from the entry (s == kNoSlot: empty)
+  void tree_touch(std::uint32_t p) const;        // its leaf and the path up
+  void tree_rebuild() const;
+  void tree_leaf(std::uint32_t node) const;
+  void tree_merge(std::uint32_t node) const;
+  Slot tree_find(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
+
+  // --- the SJBF index: per-width heaps, a tree over the widths -------------------
+  // heaps[r]: the jobs of the r-th smallest width by (prediction, queue
+  // position) (queue order breaks ties, and positions are in queue order),
+  // with stale items (erased or re-predicted jobs: gen differs) left in
+  // place until they surface; best[]: a tournament tree over the width
+  // ranks holding each subtree's smallest top (kNone: none). Renumbering
+  // the positions rebuilds the heaps.
+  struct HeapItem {
+    Time prediction;
+    std::uint32_t position;
+    Slot slot;
+    std::uint32_t gen;
+  };
+  static constexpr HeapItem kNone{std::numeric_limits<Time>::max(), ~std::uint32_t(0), kNoSlot, 0};
+  struct WidthHeaps {  // (its items' positions change with a renumbering)
+    std::vector<std::int64_t> widths;          // distinct, ascending
+    std::vector<std::vector<HeapItem>> heaps;  // per width rank
+    std::vector<std::uint32_t> live;           // valid items per width rank
+    std::vector<HeapItem> best;                // the tournament tree
+    std::uint32_t size = 0;                    // its leaves (power of two)
+    std::vector<std::pair<Slot, std::uint32_t>> popped;  // hidden in this pass
+  };
+  mutable WidthHeaps sj_;
+  std::vector<std::uint32_t> wrank_;  // per slot: its width's rank
+  std::vector<std::uint32_t> rank_of_width_;  // width -> rank + 1 (0: none), small widths
+  static bool heap_after(const HeapItem& a, const HeapItem& b) {  // a comes after b
+    return a.prediction != b.prediction ? a.prediction > b.prediction : a.position > b.position;
+  }
+  static bool better(const HeapItem& a, const HeapItem& b) { return heap_after(b, a); }
+  bool heap_valid(const HeapItem& it) const {
+    const Entry& e = pool_[it.slot];
+    return e.live && !e.hidden && e.gen == it.gen;
+  }
+  std::uint32_t sj_rank(std::int64_t width);  // adds the width if new
+  void sj_push(Slot s);
+  void sj_clean(std::uint32_t rank);  // drop invalid tops, compact, fix the tree
+  void sj_fix(std::uint32_t rank);
+  void sj_rebuild_tree() const;
+  void sj_rebuild_heaps() const;  // after a renumbering
+  HeapItem sj_best_upto(std::uint32_t last_rank) const;
 };
 
 }  // namespace easypp

@@ -38,8 +38,12 @@
 //   std::int64_t free_width() const;
 //       Upper bound of the width (WaitQueue::push) that could start now;
 //       wider candidates are skipped without a backfill() call.
-//   bool room_beyond_shadow() const;
-//       False when no job could use case (b) any more (extra exhausted).
+//   std::int64_t extra_width() const;
+//       Upper bound of the width that could still start now by case (b):
+//       the head's "extra" resources left (a job wider than it can start
+//       only by case (a)); 0 when none is left. With free_width() and the
+//       shadow time it lets the pass skip, without a backfill() call, every
+//       job that cannot start (the candidate indexes of queue.h).
 //   bool may_continue();
 //       Budget and lock-yield point, called before each backfill candidate;
 //       false ends the pass (the plugin's max-jobs-tested and time budget).
@@ -91,11 +95,10 @@ struct has_free_width<A, std::enable_if_t<std::is_same_v<
     : std::true_type {};
 
 template <class A, class = void>
-struct has_room_beyond_shadow : std::false_type {};
+struct has_extra_width : std::false_type {};
 template <class A>
-struct has_room_beyond_shadow<
-    A,
-    std::enable_if_t<std::is_same_v<decltype(std::declval<const A&>().room_beyond_shadow()), bool>>>
+struct has_extra_width<A, std::enable_if_t<std::is_same_v<
+                              decltype(std::declval<const A&>().extra_width()), std::int64_t>>>
     : std::true_type {};
 
 template <class A, class = void>
@@ -114,7 +117,7 @@ inline constexpr bool ResourceAdapter =
     resource_api_detail::has_backfill<A>::value &&
     resource_api_detail::has_can_start_more<A>::value &&
     resource_api_detail::has_free_width<A>::value &&
-    resource_api_detail::has_room_beyond_shadow<A>::value &&
+    resource_api_detail::has_extra_width<A>::value &&
     resource_api_detail::has_may_continue<A>::value;
 
 /// One static_assert per question, so the compiler names the missing one.
@@ -131,8 +134,8 @@ constexpr bool check_resource_adapter() {
                 "resource adapter: needs bool can_start_more() const");
   static_assert(has_free_width<A>::value,
                 "resource adapter: needs std::int64_t free_width() const");
-  static_assert(has_room_beyond_shadow<A>::value,
-                "resource adapter: needs bool room_beyond_shadow() const");
+  static_assert(has_extra_width<A>::value,
+                "resource adapter: needs std::int64_t extra_width() const");
   static_assert(has_may_continue<A>::value, "resource adapter: needs bool may_continue()");
   return true;
 }

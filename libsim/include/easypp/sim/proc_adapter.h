@@ -50,7 +50,7 @@ class ProcAdapter {
   }
   bool can_start_more() const { return res_.free() > 0; }
   std::int64_t free_width() const { return res_.free(); }
-  bool room_beyond_shadow() const { return res_.extra() > 0; }
+  std::int64_t extra_width() const { return res_.extra(); }
   bool may_continue() { return true; }
 
  private:

@@ -4,13 +4,13 @@
 // It answers the policy's questions (through ProcAdapter, proc_adapter.h):
 // does a job fit the free processors, when would the head fit given the
 // running jobs' predicted ends (shadow time, extra processors), and may a
-// candidate backfill. With one
-// reservation it is the O(running) shadow/extra computation of the EASY paper;
-// with more (conservative) it plans on an availability profile.
+// candidate backfill. With one reservation it is the shadow/extra
+// computation of the EASY paper, found without walking every running job
+// (the running jobs by predicted end in sorted blocks that know their
+// processors); with more (conservative) it plans on an availability profile.
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "easypp/types.h"
@@ -52,6 +52,34 @@ class ProcResources {
     std::int64_t size;
     bool operator<(const Run& o) const { return end != o.end ? end < o.end : h < o.h; }
   };
+  // The running jobs by predicted end, in sorted blocks of at most
+  // 2 * kBlock runs, each block with its processor count: inserting and
+  // erasing cost a search and a small move, the shadow time a walk over the
+  // blocks' counts and one block.
+  class RunsByEnd {
+   public:
+    void insert(const Run& r);
+    bool erase(const Run& r);
+    std::size_t size() const { return size_; }
+    /// The first run by whose end the runs up to it hold at least `need`
+    /// processors (need > 0); false if even all of them hold less.
+    bool first_holding(std::int64_t need, Run* run, std::int64_t* held) const;
+    template <class F>
+    void for_each(F&& f) const {
+      for (const Block& b : blocks_)
+        for (const Run& r : b.runs) f(r);
+    }
+
+   private:
+    static constexpr std::size_t kBlock = 64;
+    struct Block {
+      std::vector<Run> runs;
+      std::int64_t procs = 0;
+    };
+    std::size_t block_of(const Run& r) const;  // the first block whose last run is >= r
+    std::vector<Block> blocks_;
+    std::size_t size_ = 0;
+  };
   struct Seg {
     Time t;             // segment start
     std::int64_t free;  // processors available on [t, next.t)
@@ -61,7 +89,7 @@ class ProcResources {
 
   std::int64_t total_;
   std::int64_t free_;
-  std::set<Run> running_;
+  RunsByEnd running_;
 
   Time now_ = 0;
   std::size_t nres_ = 0;

@@ -1,0 +1,179 @@
+// The wait queue's candidate indexes (queue.h): for random queues, random
+// changes and random probes, the first job of queue order (and of SJBF
+// order) that passes a probe is the one a walk of the whole order finds,
+// including after hiding refused jobs, and with positions given by the
+// caller, pushed out of order, or renumbered.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <random>
+#include <vector>
+
+#include "easypp/queue.h"
+
+using namespace easypp;
+
+namespace {
+
+// The reference: walk the order, skipping hidden jobs.
+WaitQueue::Slot walk_queue(const WaitQueue& q, const CandidateProbe& p) {
+  for (const WaitQueue::Item it : q.queue_order()) {
+    const WaitQueue::Entry& e = q.entry(it.slot);
+    if (!e.hidden && p.passes(e.width, e.prediction, e.estimate)) return it.slot;
+  }
+  return WaitQueue::kNoSlot;
+}
+WaitQueue::Slot walk_prediction(WaitQueue& q, const CandidateProbe& p) {
+  for (const WaitQueue::Item& it : q.prediction_order()) {
+    const WaitQueue::Entry& e = q.entry(it.slot);
+    if (!e.hidden && p.passes(e.width, e.prediction, e.estimate)) return it.slot;
+  }
+  return WaitQueue::kNoSlot;
+}
+
+struct Scenario {
+  BackfillOrder order;
+  bool shuffled_keys;     // pushes out of queue order (renumbering)
+  bool given_positions;   // the caller's stable positions
+  bool classes;           // width classes fitted to the widths
+};
+
+void run(const Scenario& sc, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int procs = 8 + int(rng() % 500);
+  WaitQueue q(sc.order);
+  const int n = 50 + int(rng() % 400);
+  std::vector<std::int64_t> key(static_cast<std::size_t>(n)), width(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    key[std::size_t(i)] = sc.shuffled_keys ? std::int64_t(rng() % 1000) * 1000 + i : i;
+    width[std::size_t(i)] = 1 + std::int64_t(rng() % 4 == 0 ? rng() % procs : rng() % 8);
+  }
+  if (sc.classes) {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> hist;
+    std::vector<std::int64_t> ws = width;
+    std::sort(ws.begin(), ws.end());
+    for (std::int64_t w : ws) {
+      if (hist.empty() || hist.back().first != w) hist.push_back({w, 0});
+      ++hist.back().second;
+    }
+    q.set_width_classes(WaitQueue::width_classes_for(hist, 6));
+  }
+  // Stable positions: the rank of each key.
+  std::vector<std::uint32_t> rank(static_cast<std::size_t>(n));
+  {
+    std::vector<int> idx(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) idx[std::size_t(i)] = i;
+    std::sort(idx.begin(), idx.end(), [&](int a, int b) { return key[std::size_t(a)] < key[std::size_t(b)]; });
+    for (int r = 0; r < n; ++r) rank[std::size_t(idx[std::size_t(r)])] = std::uint32_t(r);
+  }
+  std::vector<WaitQueue::Slot> slot(std::size_t(n), WaitQueue::kNoSlot);
+  auto push = [&](int i) {
+    const Time p = 1 + Time(rng() % 5000), e = p + Time(rng() % 5000);
+    slot[std::size_t(i)] = q.push(JobHandle(i), QueueKey{key[std::size_t(i)], 0}, p, e,
+                                  width[std::size_t(i)], 0,
+                                  sc.given_positions ? rank[std::size_t(i)] : WaitQueue::kAutoPosition);
+  };
+  const std::string msg = "seed " + std::to_string(seed);
+  for (int i = 0; i < n; ++i) {
+    push(i);
+    if (rng() % 3 == 0) {  // a random change
+      const int j = int(rng() % std::uint32_t(i + 1));
+      if (slot[std::size_t(j)] == WaitQueue::kNoSlot) continue;
+      if (rng() % 2) {
+        q.erase(slot[std::size_t(j)]);
+        slot[std::size_t(j)] = WaitQueue::kNoSlot;
+      } else {
+        q.set_prediction(slot[std::size_t(j)], 1 + Time(rng() % 5000));
+      }
+    }
+  }
+  for (int probe = 0; probe < 60; ++probe) {
+    CandidateProbe p;
+    p.free = std::int64_t(rng() % std::uint32_t(procs));
+    p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 6));
+    p.limit = Time(rng() % 6000) - 500;
+    p.by_estimate = sc.order == BackfillOrder::Queue && rng() % 3 == 0;
+    // A pass: probe, hide what is found (as a refused candidate), probe again.
+    for (int step = 0; step < 8; ++step) {
+      const bool by_queue = sc.order == BackfillOrder::Queue;
+      const WaitQueue::Slot want = by_queue ? walk_queue(q, p) : walk_prediction(q, p);
+      const WaitQueue::Slot got = by_queue ? q.first_in_queue_order(p) : q.first_in_prediction_order(p);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, want, got);
+      if (got == WaitQueue::kNoSlot) break;
+      if (rng() % 3 == 0) {  // started: erased
+        const JobHandle h = q.entry(got).handle;
+        q.erase(got);
+        slot[h] = WaitQueue::kNoSlot;
+        p.free -= std::min(p.free, width[h]);
+        p.extra = std::min(p.extra, p.free);
+      } else {
+        q.hide(got);
+      }
+    }
+    q.unhide_all();
+  }
+}
+
+}  // namespace
+
+class QueueIndexTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(QueueIndexTest);
+  CPPUNIT_TEST(testQueueOrderPushOrder);
+  CPPUNIT_TEST(testQueueOrderOutOfOrder);
+  CPPUNIT_TEST(testQueueOrderGivenPositions);
+  CPPUNIT_TEST(testPredictionOrder);
+  CPPUNIT_TEST(testCompaction);
+  CPPUNIT_TEST(testWidthClasses);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testQueueOrderPushOrder() {
+    for (std::uint32_t s = 1; s <= 60; ++s) run({BackfillOrder::Queue, false, false, s % 2 == 0}, s);
+  }
+  void testQueueOrderOutOfOrder() {
+    for (std::uint32_t s = 1; s <= 40; ++s) run({BackfillOrder::Queue, true, false, s % 2 == 0}, s);
+  }
+  void testQueueOrderGivenPositions() {
+    for (std::uint32_t s = 1; s <= 40; ++s) run({BackfillOrder::Queue, true, true, s % 2 == 0}, s);
+  }
+  void testPredictionOrder() {
+    for (std::uint32_t s = 1; s <= 60; ++s)
+      run({BackfillOrder::ShortestPrediction, s % 3 == 0, false, false}, s);
+  }
+  // A long FCFS life (arrivals, starts): automatic positions are renumbered
+  // from 0 when they run out, the index stays right.
+  void testCompaction() {
+    WaitQueue q(BackfillOrder::Queue);
+    std::mt19937 rng(7);
+    std::vector<WaitQueue::Slot> live;
+    for (int i = 0; i < 20000; ++i) {
+      live.push_back(q.push(JobHandle(i), QueueKey{i, 0}, 1 + Time(rng() % 100), 200,
+                            1 + std::int64_t(rng() % 16)));
+      while (live.size() > 40 || (!live.empty() && rng() % 2)) {
+        const std::size_t k = rng() % live.size();
+        q.erase(live[k]);
+        live.erase(live.begin() + std::ptrdiff_t(k));
+      }
+      if (i % 97 == 0) {
+        CandidateProbe p;
+        p.free = std::int64_t(rng() % 16);
+        p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 4));
+        p.limit = Time(rng() % 100);
+        CPPUNIT_ASSERT_EQUAL(walk_queue(q, p), q.first_in_queue_order(p));
+      }
+    }
+  }
+  void testWidthClasses() {
+    // Few distinct widths: one class each.
+    const auto b = WaitQueue::width_classes_for({{1, 100}, {4, 50}, {64, 3}}, 32);
+    CPPUNIT_ASSERT(std::vector<std::int64_t>({1, 4, 64}) == b);
+    // Many: at most the maximum, ascending, about as many jobs in each.
+    std::vector<std::pair<std::int64_t, std::uint64_t>> h;
+    for (int w = 1; w <= 1000; ++w) h.push_back({w, 10});
+    const auto c = WaitQueue::width_classes_for(h, 8);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(8), c.size());
+    CPPUNIT_ASSERT(std::is_sorted(c.begin(), c.end()));
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(126), c[1]);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(QueueIndexTest);
