@@ -172,6 +172,7 @@ class AccountingTest(unittest.TestCase):
         time.sleep(1)
         c.scontrol("update", "jobid=%d" % rq, "StartTime=now")
         ids.append(rq)
+        cls.requeued_id = rq
         cls.jobs = c.wait_jobs(ids, timeout=120)
         cls.u1_runtimes = [cls.jobs[ids[0]], cls.jobs[ids[2]]]
         # accounting is written asynchronously: wait until sacct shows them all
@@ -208,6 +209,20 @@ class AccountingTest(unittest.TestCase):
         p.seconds = time.time() - t0
         return p
 
+    def requeue_records(self):
+        """What slurmdbd holds of the requeued job, for a failure's message."""
+        rq = self.requeued_id
+        text = self.c.client("sacct", "-D", "-X", "-P", "-j", str(rq), "-o",
+                             "JobIDRaw,State,Submit,Eligible,Start,End", check=False).stdout
+        try:
+            doc = json.loads(self.c.client("sacct", "--json", "-D", "-j", str(rq),
+                                           check=False).stdout)
+            text += "\n".join(json.dumps({k: j.get(k) for k in ("job_id", "state", "time")})
+                              for j in doc.get("jobs", []))
+        except ValueError as e:
+            text += "sacct --json: %s" % e
+        return "the requeued job %d in slurmdbd:\n%s" % (rq, text)
+
     def out(self, name):
         return os.path.join(self.tmp, name)
 
@@ -229,7 +244,7 @@ class AccountingTest(unittest.TestCase):
                       "auto picks the highest version this Slurm serves")
         # the report: what was dropped and why
         self.assertRegex(p.stderr, r"wrote 9 jobs to .*rest.swf")
-        self.assertIn("1 earlier attempts of requeued jobs", p.stderr)
+        self.assertIn("1 earlier attempts of requeued jobs", p.stderr, self.requeue_records())
         self.assertIn("2 array tasks", p.stderr)
         self.assertIn("2 heterogeneous job components", p.stderr)
         self.assertIn("1 time limits UNLIMITED", p.stderr)
@@ -289,7 +304,8 @@ class AccountingTest(unittest.TestCase):
         c.restart_slurmctld(while_stopped=seed)
         p = results["p"]
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stderr, r"wrote the history of 4 users \(8 finished jobs learned")
+        self.assertRegex(p.stderr, r"wrote the history of 4 users \(8 finished jobs learned",
+                         self.requeue_records())
         self.assertIn("1 heterogeneous job components", p.stderr)
         st = os.stat(state)
         self.assertEqual(st.st_mode & 0o777, 0o600)
