@@ -227,7 +227,7 @@ static void *_agent(void *arg)
 
 extern int init(void)
 {
-	char desc[512] = "";
+	char desc[2048] = "";  /* every setting: 33 keys, about 700 characters */
 
 	if (slurmctld_config.scheduling_disabled)
 		return SLURM_SUCCESS;
