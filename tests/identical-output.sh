@@ -12,7 +12,9 @@
 #
 # Environment: WORKLOADS (default ../shared/workloads), EASYPP_SIM (this
 # tree's binary, default tools/easypp-sim), KEEP=1 keeps the scratch folder,
-# NEW_ARGS: options given to this tree's binary only, for defaults changed on
+# EXTRA_SCHEDS: more scheduler specs (for a reference that knows them, such
+# as the guard's: EXTRA_SCHEDS="site easy++:max-delay=3600"), NEW_ARGS:
+# options given to this tree's binary only, for defaults changed on
 # purpose since the reference (a knob on the command line is overridden by
 # the same knob inside a scheduler spec, so the variants below still test
 # what they name). Since issue 12 propagation is on by default:
@@ -56,7 +58,7 @@ scheds="fcfs easy easy-pred easy-pcor easy+ easy-sjbf easy++ perfect perfect++ x
   easy++:history-type=extended:window=3 easy++:history-type=immediate:fullness=partial
   easy++:fallback=relative:metric=median easy++:safe=yes easy++:safe-after=86400
   easy++:reservations=3 conservative:plan=prediction:correction=estimate:propagation=yes
-  easy-pred:window=5:metric=max"
+  easy-pred:window=5:metric=max ${EXTRA_SCHEDS:-}"
 
 strip_clock() {  # the --json report without its wall-clock figures
   python3 -c '
