@@ -1207,6 +1207,9 @@ class Accounting:
         return ["AccountingStorageType=accounting_storage/slurmdbd",
                 "AccountingStorageHost=127.0.0.1",
                 "AccountingStoragePort=%d" % self.dbd_port,
+                # Connections to slurmdbd are signed with AccountingStoragePass
+                # (for munge: its socket), not AuthInfo: this run's munged.
+                "AccountingStoragePass=socket=%s" % self.c.munge_socket,
                 "AuthAltTypes=auth/jwt",
                 "AuthAltParameters=jwt_key=%s" % self.jwt_key]
 
