@@ -117,10 +117,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SavedState s;
     s.window = 7;  // must be reset on failure
     std::string err;
-    bool missing = true;
-    if (!load_state(in, &s, &err, &missing)) {
+    LoadFailure failure = LoadFailure::kNone;
+    if (!load_state(in, &s, &err, &failure)) {
       FUZZ_CHECK(err.rfind(in + ": ", 0) == 0);
-      FUZZ_CHECK(!missing);
+      // the file exists and is readable: only its content can be refused
+      FUZZ_CHECK(failure == LoadFailure::kCorrupt);
       FUZZ_CHECK(same_state(s, SavedState{}));
     } else {
       check_predictions(s.rings, s.window);

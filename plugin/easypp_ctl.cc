@@ -897,7 +897,7 @@ int cmd_state(const Options& o, const std::string& dir) {
 // Would slurmctld load the installed plugin? (plugin_check.h) The plugin's
 // plugin_version against `slurmctld -V` of the installed slurmctld, or
 // against --slurm-version (the release about to be installed).
-int cmd_check(const Options& o) {
+[[maybe_unused]] int cmd_check(const Options& o) {  // unused in fuzz_ctl (no main)
   const std::string so = o.plugin ? *o.plugin : kDefaultPlugin;
   std::uint32_t plugin = 0;
   std::string err;
