@@ -67,20 +67,6 @@ using namespace easypp::plugin;
 // partition without MaxTime): one year, like sched/backfill's YEAR_MINUTES.
 constexpr Time kUnlimitedEstimate = Time(365) * 24 * 3600;
 
-// The book's settings in slurmctld: a correction falls due 1 s after the
-// predicted end (Slurm keeps whole seconds and learns of an end a little
-// late, so a job whose runtime equals its prediction is not corrected, as in
-// the simulator, where the termination comes first); runtimes of 0 s (jobs
-// that never ran) are not learned; job ids are sparse.
-PredictionBook::Options book_options() {
-  PredictionBook::Options o;
-  o.grace = 1;
-  o.min_learned_runtime = 1;
-  o.dense_handles = 0;
-  o.always_learn = true;
-  return o;
-}
-
 // Corrections go to the log (DebugFlags=Backfill, like every per-cycle line).
 class CorrectionLog : public PredictionBook::Listener {
  public:
@@ -95,7 +81,7 @@ class CorrectionLog : public PredictionBook::Listener {
 };
 
 struct State {
-  State() : book(PluginConfig().sched, book_options()) { book.set_listener(&log); }
+  State() : book(PluginConfig().sched, plugin_book_options()) { book.set_listener(&log); }
 
   std::mutex mu;  // guards config (read by the agent, written on reload)
   PluginConfig config;

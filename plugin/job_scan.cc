@@ -2,6 +2,12 @@
 
 namespace easypp::plugin {
 
+// The book's settings in slurmctld (and in easypp-shadow, which must predict
+// as it does): a correction falls due 1 s after the predicted end (Slurm
+// keeps whole seconds and learns of an end a little late, so a job whose
+// runtime equals its prediction is not corrected, as in the simulator, where
+// the termination comes first); runtimes of 0 s (jobs that never ran) are
+// not learned; job ids are sparse.
 PredictionBook::Options plugin_book_options() {
   PredictionBook::Options o;
   o.grace = 1;
