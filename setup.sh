@@ -56,8 +56,9 @@ case $what in
 esac
 # The same in a Debian root, which runs the integration suite; Slurm 24.11's
 # upstream source tree (see contrib/fetch-slurm-source.sh) only configures
-# with munge's headers.
-ROOT_PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES libmunge-dev"
+# with munge's headers; chromium checks easypp-shadow's page there too (a
+# skipped test fails the suite).
+ROOT_PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES libmunge-dev chromium"
 # The tests also load easypp-sim's --report page in a headless browser
 # (on this machine only: the root runs the integration suite).
 if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
@@ -259,9 +260,10 @@ leftover_daemons() {
   me=$(ps -o sid= -p $$ | tr -d ' ')
   ps -e -o pid=,sid= | while read -r pid sid; do
     [ "$sid" = "$me" ] && continue
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "EASYPP_RUN_ID=$EASYPP_RUN_ID" ||
+    # (a process may end meanwhile: the failed redirection is not reported)
+    { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "EASYPP_RUN_ID=$EASYPP_RUN_ID" ||
       continue
-    echo "  $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    echo "  $pid: $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"
   done
 }
 

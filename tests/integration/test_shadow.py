@@ -296,7 +296,8 @@ class ShadowTest(unittest.TestCase):
         self.assertRegex(self.log("a"), r"read \d+ jobs from slurmctld, [1-9]\d* from accounting")
 
     @unittest.skipUnless(os.access(os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.X_OK),
-                         "chromium not installed here (./setup.sh test checks the page in the native suite)")
+                         "cannot run here: chromium not installed (apt-get install chromium; "
+                         "./setup.sh test installs it on the host and in the Debian 13 root)")
     def test_1_page_in_chromium(self):
         """The page as a reader sees it: no console error, nothing fetched,
         every chart drawn (the checker of easypp-sim's page)."""
