@@ -52,6 +52,7 @@
 namespace {
 
 using easypp::import::AcctJob;
+using easypp::import::document_errors;
 using easypp::import::JobStream;
 using easypp::import::RestEndpoint;
 using easypp::import::RestResult;
@@ -507,28 +508,6 @@ std::string url_encode(const std::string& s) {
   return out;
 }
 
-// The "errors" a slurmrestd or sacct document carries (an HTTP 200 answer
-// can still say the query failed).
-std::string document_errors(json_t* others) {
-  json_t* errs = json_object_get(others, "errors");
-  std::string out;
-  std::size_t i;
-  json_t* e;
-  if (!json_is_array(errs)) return out;
-  json_array_foreach(errs, i, e) {
-    json_t* d = json_object_get(e, "description");
-    json_t* ec = json_object_get(e, "error");
-    // Slurm 22.05 reports an empty window as an error "Nothing found".
-    if ((json_is_string(ec) && std::strncmp(json_string_value(ec), "Nothing found", 13) == 0) ||
-        (json_is_string(d) && std::strncmp(json_string_value(d), "Nothing found", 13) == 0))
-      continue;
-    std::string s = json_is_string(d) ? json_string_value(d) : "";
-    if (json_is_string(ec)) s += std::string(s.empty() ? "" : ": ") + json_string_value(ec);
-    if (s.empty()) s = "an error without description";
-    out += (out.empty() ? "" : "; ") + s;
-  }
-  return out;
-}
 
 // One JSON document (an answer or a sacct run) into the store. `where` names
 // it in messages.
@@ -792,31 +771,6 @@ void run_sacct_window(const Options& o, const Window& w, const DocumentReader::S
     throw InputError{cmd + ": sacct failed (exit status " +
                      std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")" +
                      (err.empty() ? "" : ": " + err)};
-}
-
-// --- slurm.conf ---------------------------------------------------------------------
-
-std::map<std::string, std::string> read_slurm_conf(const std::string& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line)) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    const auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-    auto trim = [](std::string& s) {
-      s.erase(0, s.find_first_not_of(" \t"));
-      s.erase(s.find_last_not_of(" \t\r") + 1);
-    };
-    trim(k);
-    trim(v);
-    if (k.find(' ') != std::string::npos) continue;  // NodeName=... lines have spaces later
-    for (char& c : k) c = char(std::tolower(static_cast<unsigned char>(c)));
-    out[k] = v;
-  }
-  return out;
 }
 
 // --- SWF -------------------------------------------------------------------------
@@ -1201,7 +1155,7 @@ int run(int argc, char** argv) {
       throw InputError{o.state + " exists: it holds the history sched/easypp learned; "
                        "--force replaces it"};
     if (access(conf_path.c_str(), R_OK) == 0) {
-      conf = read_slurm_conf(conf_path);
+      easypp::import::read_slurm_conf(conf_path, &conf);
       conf_found = true;
     } else if (!o.slurm_conf.empty()) {
       throw InputError{"cannot read " + conf_path + ": " + std::strerror(errno)};

@@ -38,6 +38,7 @@
 #include <thread>
 
 #include "html_report.h"
+#include "import/acct_job.h"
 #include "import/rest_client.h"
 #include "plugin_config.h"
 #include "plugin_state.h"
@@ -346,27 +347,13 @@ struct ClusterConf {
 };
 
 ClusterConf read_slurm_conf(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw ConfigError{"cannot read " + path + ": " + std::strerror(errno)};
+  std::map<std::string, std::string> keys;
+  if (!import::read_slurm_conf(path, &keys))
+    throw ConfigError{"cannot read " + path + ": " + std::strerror(errno)};
   ClusterConf c;
   c.where = path;
-  std::string line;
-  while (std::getline(f, line)) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    const auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-    auto trim = [](std::string& s) {
-      s.erase(0, s.find_first_not_of(" \t"));
-      s.erase(s.find_last_not_of(" \t\r") + 1);
-    };
-    trim(k);
-    trim(v);
-    for (char& ch : k) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    if (k == "schedulerparameters") c.sched_params = v;
-    else if (k == "slurmuser") c.slurm_user = v;
-  }
+  c.sched_params = keys["schedulerparameters"];
+  c.slurm_user = keys["slurmuser"];
   return c;
 }
 

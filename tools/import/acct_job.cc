@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 
 namespace easypp::import {
 
@@ -219,6 +221,49 @@ bool parse_job(json_t* job, AcctJob* out, std::string* why) {
   const std::int64_t mem = tres_count(job, "requested", "mem");
   j.req_mem_mb = mem > 0 ? mem : -1;
   *out = std::move(j);
+  return true;
+}
+
+std::string document_errors(json_t* others) {
+  json_t* errs = json_object_get(others, "errors");
+  std::string out;
+  std::size_t i;
+  json_t* e;
+  if (!json_is_array(errs)) return out;
+  json_array_foreach(errs, i, e) {
+    json_t* d = json_object_get(e, "description");
+    json_t* ec = json_object_get(e, "error");
+    if ((json_is_string(ec) && std::strncmp(json_string_value(ec), "Nothing found", 13) == 0) ||
+        (json_is_string(d) && std::strncmp(json_string_value(d), "Nothing found", 13) == 0))
+      continue;
+    std::string s = json_is_string(d) ? json_string_value(d) : "";
+    if (json_is_string(ec)) s += std::string(s.empty() ? "" : ": ") + json_string_value(ec);
+    if (s.empty()) s = "an error without description";
+    out += (out.empty() ? "" : "; ") + s;
+  }
+  return out;
+}
+
+bool read_slurm_conf(const std::string& path, std::map<std::string, std::string>* out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  auto trim = [](std::string& s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t\r") + 1);
+  };
+  std::string line;
+  while (std::getline(f, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+    trim(k);
+    trim(v);
+    if (k.find(' ') != std::string::npos) continue;  // NodeName=... lines have spaces later
+    for (char& c : k) c = char(std::tolower(static_cast<unsigned char>(c)));
+    (*out)[k] = v;
+  }
   return true;
 }
 

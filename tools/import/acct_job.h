@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace easypp::import {
@@ -52,5 +53,16 @@ bool parse_job(json_t* job, AcctJob* out, std::string* why);
 
 /// Times above this (2^40 s, year 36812) are refused as absurd.
 constexpr Time kMaxTime = Time(1) << 40;
+
+/// The "errors" of a slurmrestd or sacct/squeue document's top level, one
+/// line ("" if none): an HTTP 200 answer can still say the query failed.
+/// Slurm 22.05 reports an empty accounting window as "Nothing found": not an
+/// error.
+std::string document_errors(json_t* top_level_others);
+
+/// slurm.conf's `Key=value` lines (comments removed, keys lower-cased, lines
+/// whose key has a space, such as NodeName=..., skipped) into *out. False if
+/// the file cannot be opened (errno set).
+bool read_slurm_conf(const std::string& path, std::map<std::string, std::string>* out);
 
 }  // namespace easypp::import

@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "import/acct_job.h"
 #include "import/json_stream.h"
 #include "shadow/report.h"
 #include "shadow/views.h"
@@ -55,28 +56,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// The "errors" of a slurmrestd or sacct/squeue document (an HTTP 200 answer
-// can still say the query failed). Slurm 22.05 reports an empty accounting
-// window as "Nothing found": not an error.
-std::string document_errors(json_t* others) {
-  json_t* errs = json_object_get(others, "errors");
-  std::string out;
-  std::size_t i;
-  json_t* e;
-  if (!json_is_array(errs)) return out;
-  json_array_foreach(errs, i, e) {
-    json_t* d = json_object_get(e, "description");
-    json_t* ec = json_object_get(e, "error");
-    if ((json_is_string(ec) && std::strncmp(json_string_value(ec), "Nothing found", 13) == 0) ||
-        (json_is_string(d) && std::strncmp(json_string_value(d), "Nothing found", 13) == 0))
-      continue;
-    std::string s = json_is_string(d) ? json_string_value(d) : "";
-    if (json_is_string(ec)) s += std::string(s.empty() ? "" : ": ") + json_string_value(ec);
-    if (s.empty()) s = "an error without description";
-    out += (out.empty() ? "" : "; ") + s;
-  }
-  return out;
-}
 
 void backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1000L << std::min(attempt, 6)));
@@ -311,7 +290,7 @@ bool Source::get(const std::string& path, bool ctld, Fetched* out, SourceError* 
       r.retryable = r.error.find("truncated") != std::string::npos;
     }
     if (r.ok) {
-      const std::string errs = document_errors(reader.stream().others());
+      const std::string errs = import::document_errors(reader.stream().others());
       if (!errs.empty() || !reader.stream().has_jobs_member()) {
         r.ok = false;
         r.error = errs.empty() ? "the answer has no \"jobs\" array (not a jobs answer)"
@@ -423,12 +402,12 @@ bool Source::run(const std::string& cmd, bool ctld, Fetched* out, SourceError* e
       why = reader.stream().error();
     }
     if (ok && !reader.stream().has_jobs_member()) {
-      const std::string errs = document_errors(reader.stream().others());
+      const std::string errs = import::document_errors(reader.stream().others());
       ok = false;
       why = "no \"jobs\" array in its output" + (errs.empty() ? "" : " (errors: " + errs + ")");
     }
     if (ok) {
-      const std::string errs = document_errors(reader.stream().others());
+      const std::string errs = import::document_errors(reader.stream().others());
       if (!errs.empty()) {
         ok = false;
         why = "its output reports errors: " + errs;
