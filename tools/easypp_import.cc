@@ -53,6 +53,8 @@ namespace {
 
 using easypp::import::AcctJob;
 using easypp::import::document_errors;
+using easypp::import::known_api_version;
+using easypp::import::url_encode;
 using easypp::import::JobStream;
 using easypp::import::RestEndpoint;
 using easypp::import::RestResult;
@@ -62,9 +64,7 @@ const char* const kProg = "easypp-import";
 // The plugin's estimate for a job without a time limit (agent.cc).
 constexpr Time kUnlimitedEstimate = Time(365) * 24 * 3600;
 
-// The slurmdb OpenAPI versions this tool reads: 22.05 serves v0.0.36-38,
 // 23.02/23.11 v0.0.39-40, 24.05 v0.0.39-41, 24.11 v0.0.40-42.
-const int kKnownVersions[] = {36, 37, 38, 39, 40, 41, 42};
 
 struct InputError {
   std::string what;
@@ -330,8 +330,7 @@ Options parse_options(int argc, char** argv) {
   if (o.api != "auto") {
     int v = -1;
     if (std::sscanf(o.api.c_str(), "v0.0.%d", &v) != 1 ||
-        std::find(std::begin(kKnownVersions), std::end(kKnownVersions), v) ==
-            std::end(kKnownVersions) ||
+        !known_api_version(v) ||
         o.api != "v0.0." + std::to_string(v))
       usage_error("--api '" + o.api + "' is not an OpenAPI version this tool knows "
                   "(v0.0.36 .. v0.0.42, or auto)");
@@ -494,19 +493,6 @@ std::string fmt_local(Time t, const char* f = "%Y-%m-%dT%H:%M:%S") {
   return b;
 }
 
-std::string url_encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += char(c);
-    } else {
-      char b[4];
-      std::snprintf(b, sizeof b, "%%%02X", c);
-      out += b;
-    }
-  }
-  return out;
-}
 
 
 // One JSON document (an answer or a sacct run) into the store. `where` names
@@ -676,9 +662,7 @@ std::string detect_api(const RestEndpoint& ep, const Options& o, Stats& st) {
       json_decref(spec);
       int best = -1;
       for (int n : served)
-        if (std::find(std::begin(kKnownVersions), std::end(kKnownVersions), n) !=
-            std::end(kKnownVersions))
-          best = std::max(best, n);
+        if (known_api_version(n)) best = std::max(best, n);
       if (best < 0) {
         std::string list;
         for (int n : served) list += (list.empty() ? "" : ", ") + std::string("v0.0.") +

@@ -2,6 +2,11 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <iterator>
+
 #include <cstring>
 
 namespace easypp::import {
@@ -197,6 +202,25 @@ RestResult rest_get(const RestEndpoint& ep, const std::string& path, const BodyS
   }
   r.ok = true;
   return r;
+}
+
+bool known_api_version(int v) {
+  static const int kKnown[] = {36, 37, 38, 39, 40, 41, 42};
+  return std::find(std::begin(kKnown), std::end(kKnown), v) != std::end(kKnown);
+}
+
+std::string url_encode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += char(c);
+    } else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      out += b;
+    }
+  }
+  return out;
 }
 
 }  // namespace easypp::import

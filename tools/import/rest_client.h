@@ -46,4 +46,12 @@ RestResult rest_get(const RestEndpoint& ep, const std::string& path, const BodyS
 /// curl_global_init once (call from main before threads).
 void rest_global_init();
 
+/// The OpenAPI versions (the NN of v0.0.NN) whose job lists the tools read:
+/// 22.05 serves v0.0.36-38, 23.02/23.11 v0.0.39-40, 24.05 v0.0.39-41, 24.11
+/// v0.0.40-42.
+bool known_api_version(int v);
+
+/// `s` for a URL query (RFC 3986 unreserved characters kept, the rest %XX).
+std::string url_encode(const std::string& s);
+
 }  // namespace easypp::import

@@ -27,28 +27,7 @@ namespace easypp::shadow {
 
 namespace {
 
-// OpenAPI versions whose job lists this tool reads: 22.05 serves
-// v0.0.36-38, 23.02/23.11 v0.0.39-40, 24.05 v0.0.39-41, 24.11 v0.0.40-42.
-const int kKnownVersions[] = {36, 37, 38, 39, 40, 41, 42};
 
-bool known_version(int v) {
-  return std::find(std::begin(kKnownVersions), std::end(kKnownVersions), v) !=
-         std::end(kKnownVersions);
-}
-
-std::string url_encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += char(c);
-    } else {
-      char b[4];
-      std::snprintf(b, sizeof b, "%%%02X", c);
-      out += b;
-    }
-  }
-  return out;
-}
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -229,7 +208,7 @@ bool Source::detect(SourceError* err, Fetched* out) {
           char rest[16] = "";
           if (std::sscanf(k, fmt, &n, rest) >= 1 && (rest[0] == '\0' || std::string(rest) == "/")) {
             served.insert(std::string(i == 0 ? "slurm" : "slurmdb") + "/v0.0." + std::to_string(n));
-            if (known_version(n)) best[i] = std::max(best[i], n);
+            if (import::known_api_version(n)) best[i] = std::max(best[i], n);
           }
         }
       }
@@ -334,8 +313,8 @@ bool Source::fetch_rest(Time acct_since, Fetched* out, SourceError* err) {
   // Jobs that ran after acct_since; asked a little wider (slurmrestd reads
   // the times in its own local time zone).
   const std::string path = "/slurmdb/" + slurmdb_api_ + "/jobs?start_time=" +
-                           url_encode(local_time(acct_since)) + "&end_time=" +
-                           url_encode(local_time(out->now + 60)) + "&skip_steps=true";
+                           import::url_encode(local_time(acct_since)) + "&end_time=" +
+                           import::url_encode(local_time(out->now + 60)) + "&skip_steps=true";
   if (!get(path, false, out, err)) return false;
   merge(acct_, out);
   return true;
