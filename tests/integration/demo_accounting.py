@@ -1,6 +1,10 @@
-"""Shows an import, a warm start and a shadow report on a localhost cluster under sched/backfill with
-MariaDB, slurmdbd and slurmrestd; jobs of three users; then an import, a warm
-start and a shadow report, printing each command and its output."""
+"""Shows an import, a warm start and a shadow report on a localhost cluster
+(sched/backfill, MariaDB, slurmdbd, slurmrestd; three waves of jobs of three
+users), printing each command and its output. Not a test. As root, in a
+built tree:
+
+    python3 tests/integration/demo_accounting.py "$PWD"
+"""
 import os, shlex, signal, subprocess, sys, time
 TREE = sys.argv[1]
 sys.path.insert(0, os.path.join(TREE, "tests", "integration"))
