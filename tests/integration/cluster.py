@@ -33,6 +33,7 @@ Environment:
 """
 
 import atexit
+import json
 import os
 import pwd
 import random
@@ -68,6 +69,19 @@ _PLUGINDIR_CANDIDATES = (
     "/usr/lib/slurm",
 )
 
+
+
+def ctl_job(ctl, state_dir, job_id):
+    """Job `job_id` as `easypp-ctl --json jobs` shows it from the plugin's
+    status file in `state_dir` (a dict), or None."""
+    p = subprocess.run([ctl, "--dir", state_dir, "--json", "jobs"],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        return None
+    for j in json.loads(p.stdout):
+        if j.get("job_id") == job_id:
+            return j
+    return None
 
 class ClusterError(RuntimeError):
     """A daemon failed to start or a client command failed."""

@@ -361,14 +361,7 @@ class AccountingTest(unittest.TestCase):
         self.timings["warm start"] = time.time() - t0
 
     def ctl_job(self, job_id):
-        p = subprocess.run([CTL, "--dir", self.c.path("state"), "--json", "jobs"],
-                           capture_output=True, text=True, timeout=30)
-        if p.returncode != 0:
-            return None
-        for j in json.loads(p.stdout):
-            if j.get("job_id") == job_id:
-                return j
-        return None
+        return cluster.ctl_job(CTL, self.c.path("state"), job_id)
 
     # --- 4. how the plugin's starts are recorded ------------------------------------
 

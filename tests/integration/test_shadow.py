@@ -374,14 +374,7 @@ class ShadowTest(unittest.TestCase):
         self.timings["switch"] = time.time() - t0
 
     def ctl_job(self, job_id):
-        p = subprocess.run([CTL, "--dir", self.c.path("state"), "--json", "jobs"],
-                           capture_output=True, text=True, timeout=30)
-        if p.returncode != 0:
-            return None
-        for j in json.loads(p.stdout):
-            if j.get("job_id") == job_id:
-                return j
-        return None
+        return cluster.ctl_job(CTL, self.c.path("state"), job_id)
 
 
 if __name__ == "__main__":
