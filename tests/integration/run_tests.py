@@ -12,16 +12,30 @@ installed and built) every skip is a failure.
 
 import os
 import sys
+import time
 import unittest
 
 ALLOWED = "cannot run here: "
+
+
+class TimedResult(unittest.TextTestResult):
+    """Also prints each test's wall time, so slow tests show in CI's log."""
+
+    def startTest(self, test):
+        self._t0 = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.stream.write("  (%s: %.1fs)\n" % (test.id(), time.monotonic() - self._t0))
+        self.stream.flush()
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
     suite = unittest.defaultTestLoader.discover(here, pattern=pattern)
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    result = unittest.TextTestRunner(verbosity=2, resultclass=TimedResult).run(suite)
     strict = os.environ.get("EASYPP_NO_SKIP") == "1"
     bad = [(t, why) for t, why in result.skipped if strict or not why.startswith(ALLOWED)]
     for t, why in result.skipped:
