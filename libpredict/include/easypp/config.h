@@ -18,6 +18,7 @@
 #include "easypp/queue.h"
 #include "easypp/correction.h"
 #include "easypp/predictor.h"
+#include "easypp/selective.h"
 #include "easypp/types.h"
 
 namespace easypp {
@@ -56,6 +57,9 @@ struct PolicyConfig {
   /// reservation (corrections of jobs already running before it still do).
   /// Negative: off.
   Time max_delay = -1;
+  /// Selective reservations (selective.h): when on, a blocked job gets a
+  /// reservation only once it starves, and `reservations` is not used.
+  Selective selective;
 
   bool any_guard() const {
     return safe_after >= 0 || safe_after_delay >= 0 || safe_after_xfactor > 0 || max_delay >= 0;
