@@ -545,6 +545,31 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_MESSAGE(params, nw.started() == (starving ? std::vector<JobHandle>{}
                                                                : std::vector<JobHandle>{3}));
     }
+    // Two starving jobs, two reservations in one partition: H1 (8 nodes) at
+    // 100, H2 (10) after it; C (2 nodes, 500 s) fits now and would not delay
+    // H1 (2 nodes left over at 100) but would delay H2: refused by both (at
+    // a threshold of 1 it starves too and is reserved behind them).
+    {
+      const std::vector<JobSpec> two = {{1, 6, 100, 100, 0}, {2, 8, 100, 100}, {3, 10, 100, 100},
+                                        {4, 2, 500, 500}};
+      auto pass = [&](auto& world) {
+        PolicyConfig cfg = parse_scheduler_parameters("easypp_selective=1").config.sched.policy;
+        cfg.backfill = BackfillOrder::Queue;
+        WaitQueue q(cfg.backfill);
+        std::int64_t rank = 0;
+        for (const JobSpec& j : two)
+          if (j.start < 0) q.push(j.h, QueueKey{rank++, 0}, j.prediction, j.estimate, j.size, 0);
+        return schedule_pass(50, q, world.adapter(), cfg);
+      };
+      ProcWorld pw(10, two, 50);
+      NodeWorld nw(10, two, 50);
+      const PassResult a = pass(pw), b = pass(nw);
+      CPPUNIT_ASSERT_EQUAL(std::uint32_t(3), a.reservations);
+      CPPUNIT_ASSERT_EQUAL(std::uint32_t(3), b.reservations);
+      CPPUNIT_ASSERT_EQUAL(Time(100), b.shadow);
+      CPPUNIT_ASSERT(pw.started.empty());
+      CPPUNIT_ASSERT(nw.started().empty());
+    }
     // The plugin takes thresholds given: derive is the harness's.
     const ParsedConfig d = parse_scheduler_parameters("easypp_selective=derive");
     CPPUNIT_ASSERT(!d.config.sched.policy.selective.on());
