@@ -4,6 +4,8 @@
 // start time and the slowdown histograms (libsim's selective_metrics.h).
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
+
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/selective_metrics.h"
 #include "sim_fixtures.h"
@@ -161,6 +163,27 @@ class SelectiveTest : public CppUnit::TestFixture {
     const Workload w = three();
     const RunResult r = Simulator(w, sched("easy:selective=1000")).run();
     CPPUNIT_ASSERT(std::vector<Time>({0, 100, 200}) == fair_start_times(w, r));
+    // Under FCFS without backfilling every job starts at its fair start
+    // (what compute_metrics() relies on for fcfs).
+    {
+      std::vector<J> jobs;
+      std::uint64_t x = 7;
+      auto rnd = [&](int m) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; return int((x >> 33) % std::uint64_t(m)); };
+      for (int k = 0; k < 300; ++k) {
+        const Time rt = 1 + rnd(500);
+        jobs.push_back(J{Time(k * 40 + rnd(30)), rt, rt + rnd(300), 1 + rnd(16)});
+      }
+      std::sort(jobs.begin(), jobs.end(), [](const J& a, const J& b) { return a.submit < b.submit; });
+      const Workload wf = workload(16, jobs);
+      const RunResult rf = Simulator(wf, sched("fcfs")).run();
+      CPPUNIT_ASSERT(starts(rf) == fair_start_times(wf, rf));
+      // ... and EASY starts some job after it (backfilling delays someone).
+      const RunResult re = Simulator(wf, sched("easy")).run();
+      const std::vector<Time> fe = fair_start_times(wf, re);
+      bool late = false;
+      for (std::size_t i = 0; i < fe.size(); ++i) late = late || re.jobs[i].start > fe[i];
+      CPPUNIT_ASSERT(late);
+    }
     // A job that ends exactly at an arrival has left; one that starts then has not.
     const Workload w2 = workload(4, {{0, 10, 10, 4}, {5, 10, 10, 4}, {10, 10, 10, 2}});
     const RunResult r2 = Simulator(w2, sched("easy")).run();
