@@ -152,7 +152,10 @@ class NodeAdapter {
 
   bool backfill(JobHandle h, Time end_bound) {
     if (!admit(h)) return false;
-    const bool beyond = res_ != nullptr && end_bound > res_->shadow;
+    // Beyond the earliest of this partition's reservations (one under EASY;
+    // the starving jobs' under selective reservations): exclude() then keeps
+    // off the nodes of each one it would still hold at its shadow time.
+    const bool beyond = res_ != nullptr && end_bound > first_shadow_;
     return test_and_start(h, end_bound, beyond, true);
   }
 
@@ -166,6 +169,7 @@ class NodeAdapter {
     r.shadow = shadow;
     if (shadow < kNever) r.nodes = std::move(chosen);
     res_ = &r;
+    first_shadow_ = std::min(first_shadow_, shadow);
     recount();
     if (is_head && shadow < kNever) {
       book_.reserved_as_head(h, shadow, c_.now());
@@ -197,7 +201,8 @@ class NodeAdapter {
       if (!Cluster::any(r.nodes)) continue;
       const bool own = r.partition == name_;
       const Time bound = own ? own_bound : book_.end_bound(h, c_.now(), r.room);
-      if (own ? include_own : bound > r.shadow) Cluster::and_not(avail, r.nodes);
+      if (own ? include_own && own_bound > r.shadow : bound > r.shadow)
+        Cluster::and_not(avail, r.nodes);
     }
   }
 
@@ -327,6 +332,7 @@ class NodeAdapter {
   std::int64_t part_idle_ = 0;
   std::int64_t outside_idle_ = 0;  ///< idle CPUs of usable nodes outside R
   Reservation<Nodes>* res_ = nullptr;
+  Time first_shadow_ = kNever;  ///< the earliest shadow of this partition's reservations
 };
 
 }  // namespace easypp::plugin

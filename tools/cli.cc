@@ -61,9 +61,12 @@ Schedulers:
   -s, --scheduler LIST    comma-separated NAME[:knob=value...] (default:
                           easy,easy++). Presets: fcfs, easy, easy-pred,
                           easy-pcor, easy+, easy-sjbf, easy++, perfect,
-                          perfect++, x2, sjf, conservative, and site (the
+                          perfect++, x2, sjf, conservative, site (the
                           plugin's defaults: easy++ with a guard and a
-                          guarded history)
+                          guarded history), and selective reservations:
+                          sel, sel-d (EASY's planning), sel++, sel-d++
+                          (easy++'s), thresholds derived from a conservative
+                          run (docs/selective-reservations.md)
       --scheduler-file FILE
                           more schedulers, one spec a line (blank lines and
                           lines starting with # are skipped; - reads
@@ -78,6 +81,21 @@ Schedulers:
       --queue-order fcfs|sjf                queue order (sjf: by estimate)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
+  Selective reservations (Srinivasan et al.; docs/selective-reservations.md):
+      --selective off|X|SN/SW/LN/LW|derive|derive-d|adaptive|adaptive-d
+                                            a blocked job is reserved only once
+                                            (wait + planning value) / planning
+                                            value >= its threshold: one for all
+                                            (X >= 1), one per category, derived
+                                            from a conservative run of the log
+                                            (average bsld of jobs whose runtime
+                                            is within 2x their estimate), or
+                                            sel-scale x the running average
+                                            bsld of finished jobs (off)
+      --sel-scale F                         adaptive: the scale, 0.01..1000 (1)
+      --sel-short SECONDS                   Sel-D: short if the planning value is
+                                            at most this (3600)
+      --sel-narrow N                        Sel-D: narrow if at most N wide (8)
   Guards (off in the paper's presets; docs/guard.md):
       --safe-after SECONDS|off              safe backfill around a head that has
                                             waited this long (off)

@@ -12,6 +12,7 @@
 #include "easypp/sim/batch.h"
 #include "easypp/sim/generator.h"
 #include "easypp/sim/markov_model.h"
+#include "easypp/sim/selective_metrics.h"
 #include "easypp/sim/series.h"
 #include "easypp/sim/shake.h"
 #include "easypp/sim/simulator.h"
@@ -103,7 +104,7 @@ std::string command_line(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const cli::Options opt = cli::parse(argc, argv);
-  const std::vector<SchedulerConfig> cfgs = cli::schedulers(opt);
+  std::vector<SchedulerConfig> cfgs = cli::schedulers(opt);
   try {
     const auto t0 = std::chrono::steady_clock::now();
     const Workload w = load(opt);
@@ -125,6 +126,10 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+
+    // sel, sel-d...: the thresholds from a conservative run of this
+    // workload, as Srinivasan et al. derive them (shaken copies use these).
+    resolve_selective_thresholds(w, opt.sim, cfgs);
 
     if (opt.csv) return print_csv(w, cfgs, opt);
 

@@ -131,9 +131,27 @@ json_t* metrics_json(const Metrics& m) {
     json_object_set_new(cj, "avg_wait_minutes", json_real(c.avg_wait_minutes));
     json_object_set_new(cj, "avg_bounded_slowdown", json_real(c.avg_bounded_slowdown));
     json_object_set_new(cj, "avg_accuracy_percent", json_real(c.avg_accuracy_percent));
+    json_object_set_new(cj, "max_bounded_slowdown", json_real(c.max_bounded_slowdown));
     json_array_append_new(cats, cj);
   }
   json_object_set_new(o, "categories", cats);
+  // Srinivasan et al.'s bins: <= 1, 1-1.5, 1.5-2, 2-4, > 4.
+  auto bins = [](const double (&h)[5]) {
+    json_t* a = json_array();
+    for (double v : h) json_array_append_new(a, json_real(v));
+    return a;
+  };
+  json_object_set_new(o, "bsld_histogram_percent", bins(m.bsld_histogram));
+  if (m.fairness.computed) {
+    const Fairness& f = m.fairness;
+    json_t* fj = json_object();
+    json_object_set_new(fj, "late_jobs", json_integer(json_int_t(f.late_jobs)));
+    json_object_set_new(fj, "late_percent", json_real(f.late_percent));
+    json_object_set_new(fj, "late_avg_minutes", json_real(f.late_avg_minutes));
+    json_object_set_new(fj, "late_max_minutes", json_real(f.late_max_minutes));
+    json_object_set_new(fj, "bsld_over_fair_histogram_percent", bins(f.ratio_histogram));
+    json_object_set_new(o, "fairness", fj);
+  }
   return o;
 }
 
@@ -504,6 +522,41 @@ void print_shaken(std::ostream& os, const Report& rep) {
   }
 }
 
+// Srinivasan et al.'s figures: worst-case bsld per category, the bsld
+// histogram, and fairness by fair start time.
+void print_selective_figures(std::ostream& os, const std::vector<Run>& runs) {
+  const std::size_t namew = name_width(runs);
+  const Metrics& m0 = runs[0].metrics;
+  os << "\nper category, worst bsld:\n";
+  os << std::left << std::setw(int(namew)) << "scheduler" << std::right;
+  for (const auto& c : m0.categories) os << std::setw(14) << c.name;
+  os << "\n";
+  for (const Run& r : runs) {
+    os << std::left << std::setw(int(namew)) << r.result->config.name << std::right;
+    for (const auto& c : r.metrics.categories) os << std::setw(14) << fmt(c.max_bounded_slowdown, 1);
+    os << "\n";
+  }
+  const char* bins[5] = {"<=1", "1-1.5", "1.5-2", "2-4", ">4"};
+  os << "\nbsld histogram (% of measured jobs) | bsld / fair bsld (%), fair start: FCFS without "
+        "backfilling from the job's arrival\n";
+  os << std::left << std::setw(int(namew)) << "scheduler" << std::right;
+  for (const char* b : bins) os << std::setw(7) << b;
+  os << "  |";
+  for (const char* b : bins) os << std::setw(7) << b;
+  os << std::setw(9) << "late(%)" << std::setw(11) << "late mean" << std::setw(10) << "late max"
+     << "\n";
+  for (const Run& r : runs) {
+    const Metrics& m = r.metrics;
+    os << std::left << std::setw(int(namew)) << r.result->config.name << std::right;
+    for (double v : m.bsld_histogram) os << std::setw(7) << fmt(v, 1);
+    os << "  |";
+    for (double v : m.fairness.ratio_histogram) os << std::setw(7) << fmt(v, 1);
+    os << std::setw(9) << fmt(m.fairness.late_percent, 1) << std::setw(11)
+       << fmt(m.fairness.late_avg_minutes, 1) << std::setw(10) << fmt(m.fairness.late_max_minutes, 1)
+       << "\n";
+  }
+}
+
 }  // namespace
 
 void print_text(std::ostream& os, const Report& rep) {
@@ -536,6 +589,7 @@ void print_text(std::ostream& os, const Report& rep) {
              fmt(c.avg_accuracy_percent, 0));
     os << "\n";
   }
+  print_selective_figures(os, runs);
   os << "\npredictability (head reservations vs actual start, minutes):\n";
   os << std::left << std::setw(int(namew)) << "scheduler" << std::right << std::setw(9) << "rate(%)"
      << std::setw(10) << "mean|dev|" << std::setw(10) << "median" << std::setw(9) << "stddev"

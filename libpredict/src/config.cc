@@ -2,6 +2,7 @@
 // table of knobs every front end parses and renders settings with.
 #include "easypp/config.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -158,6 +159,84 @@ const Knob kKnobs[] = {
     {"max-delay",
      [](SchedulerConfig& c, std::string_view v) { return apply_seconds(v, &c.policy.max_delay); },
      [](const SchedulerConfig& c) { return seconds_text(c.policy.max_delay); }},
+    // Selective reservations (selective.h): off, one threshold (Sel), four
+    // (Sel-D: SN/SW/LN/LW, '/' between them, since the plugin's
+    // SchedulerParameters are separated by commas), or how to find them.
+    {"selective",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       Selective& s = c.policy.selective;
+       const char* want =
+           "off, a threshold >= 1, four thresholds SN/SW/LN/LW, derive, derive-d, adaptive or "
+           "adaptive-d";
+       if (v == "off") {
+         s.mode = Selective::Mode::Off;
+         return {};
+       }
+       if (v == "derive" || v == "derive-d" || v == "adaptive" || v == "adaptive-d") {
+         s.mode = v[0] == 'd' ? Selective::Mode::Derive : Selective::Mode::Adaptive;
+         s.per_category = v.size() > 2 && v.substr(v.size() - 2) == "-d";
+         s.threshold = {1, 1, 1, 1};
+         return {};
+       }
+       std::array<double, 4> t = {0, 0, 0, 0};
+       std::size_t n = 0;
+       std::string_view rest = v;
+       while (true) {
+         const auto slash = rest.find('/');
+         const std::string one(rest.substr(0, slash));
+         char* end = nullptr;
+         const double f = std::strtod(one.c_str(), &end);
+         if (n == 4 || one.empty() || *end != '\0' || !std::isfinite(f) || f < 1 || f > 1e6)
+           return want;
+         t[n++] = f;
+         if (slash == std::string_view::npos) break;
+         rest = rest.substr(slash + 1);
+       }
+       if (n != 1 && n != 4) return want;
+       s.mode = Selective::Mode::Given;
+       s.per_category = n == 4;
+       s.threshold = n == 4 ? t : std::array<double, 4>{t[0], t[0], t[0], t[0]};
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       const Selective& s = c.policy.selective;
+       switch (s.mode) {
+         case Selective::Mode::Off: return "off";
+         case Selective::Mode::Adaptive: return s.per_category ? "adaptive-d" : "adaptive";
+         case Selective::Mode::Derive: return s.per_category ? "derive-d" : "derive";
+         case Selective::Mode::Given: break;
+       }
+       if (!s.per_category) return number_text(s.threshold[0]);
+       return number_text(s.threshold[0]) + "/" + number_text(s.threshold[1]) + "/" +
+              number_text(s.threshold[2]) + "/" + number_text(s.threshold[3]);
+     }},
+    {"sel-scale",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       const std::string t(v);
+       char* end = nullptr;
+       const double f = std::strtod(t.c_str(), &end);
+       if (t.empty() || *end != '\0' || !std::isfinite(f) || f < 0.01 || f > 1000)
+         return "a number between 0.01 and 1000";
+       c.policy.selective.scale = f;
+       return {};
+     },
+     [](const SchedulerConfig& c) { return number_text(c.policy.selective.scale); }},
+    {"sel-short",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (!parse_int(v, 1, 10LL * 365 * 86400, &n)) return "seconds >= 1";
+       c.policy.selective.short_limit = n;
+       return {};
+     },
+     [](const SchedulerConfig& c) { return std::to_string(c.policy.selective.short_limit); }},
+    {"sel-narrow",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       long long n = 0;
+       if (!parse_int(v, 1, 100000000, &n)) return "a width >= 1";
+       c.policy.selective.narrow_width = n;
+       return {};
+     },
+     [](const SchedulerConfig& c) { return std::to_string(c.policy.selective.narrow_width); }},
     {"predictor",
      [](SchedulerConfig& c, std::string_view v) {
        return set_enum(parse_predictor_kind(v), &c.predictor.kind, "history, ewma or regression");
@@ -271,7 +350,8 @@ const Knob* find_knob(std::string_view key) {
 
 std::vector<std::string> preset_names() {
   return {"fcfs", "easy",     "easy-pred", "easy-pcor", "easy+", "easy-sjbf",
-          "easy++", "perfect", "perfect++", "x2",       "sjf",   "conservative", "site"};
+          "easy++", "perfect", "perfect++", "x2",       "sjf",   "conservative", "site",
+          "sel",  "sel-d",    "sel++",     "sel-d++"};
 }
 
 std::optional<SchedulerConfig> preset(std::string_view name) {
@@ -314,6 +394,22 @@ std::optional<SchedulerConfig> preset(std::string_view name) {
     c.predictor.learn_completed_only = true;
     c.predictor.learn_min_runtime = site::kLearnMinRuntime;
     c.history_ttl = site::kHistoryTtl;
+  } else if (name == "sel" || name == "sel-d") {
+    // Srinivasan et al.'s Sel and Sel-D: EASY's planning (estimates, FCFS
+    // backfill order) with reservations for starving jobs only, the
+    // thresholds derived as in the paper (the harness runs conservative
+    // first; the plugin needs them given).
+    set(PlanWith::Estimate, CP::None, BO::Queue);
+    c.policy.selective.mode = Selective::Mode::Derive;
+    c.policy.selective.per_category = name == "sel-d";
+    c.policy.selective.threshold = {1, 1, 1, 1};
+  } else if (name == "sel++" || name == "sel-d++") {
+    // The same with EASY++'s predictions, corrections and SJBF: the
+    // expansion factor is judged with the prediction.
+    set(PlanWith::Prediction, CP::Estimate, BO::ShortestPrediction);
+    c.policy.selective.mode = Selective::Mode::Derive;
+    c.policy.selective.per_category = name == "sel-d++";
+    c.policy.selective.threshold = {1, 1, 1, 1};
   } else {
     return std::nullopt;
   }
@@ -400,6 +496,9 @@ std::string SchedulerConfig::validate() const {
   if (!p.empty()) return p;
   if (!(estimate_factor > 0)) return "estimate-factor must be positive";
   if (policy.reservations < 0) return "reservations must be >= 1 or all";
+  if (policy.selective.on() && policy.any_guard())
+    return "selective reservations do not combine with the guards (max-delay, safe-after, "
+           "safe-after-delay, safe-after-xfactor)";
   return {};
 }
 
@@ -415,6 +514,11 @@ std::string SchedulerConfig::describe() const {
          k == "max-delay" || k == "history-ttl" || k == "prediction-floor") &&
         v == "off")
       continue;
+    if (k == "selective" && v == "off") continue;
+    if ((k == "sel-scale" || k == "sel-short" || k == "sel-narrow") && !policy.selective.on())
+      continue;
+    if (k == "sel-scale" && policy.selective.mode != Selective::Mode::Adaptive) continue;
+    if (k == "reservations" && policy.selective.on()) continue;
     if ((k == "rounding" && v == "up") ||
         (k == "learn" && v == "all") || (k == "learn-min-runtime" && v == "0"))
       continue;

@@ -29,6 +29,7 @@ void run_batch(const Workload& w, const std::vector<SchedulerConfig>& cfgs, unsi
                MetricsOptions mo,
                const std::function<void(std::size_t, const BatchFigures&)>& done) {
   mo.per_user = false;
+  mo.fairness = false;
   const std::size_t n = cfgs.size();
   // The first setting of each replay key replays; the others repeat it.
   std::vector<std::size_t> first(n);

@@ -52,6 +52,7 @@ SchedFigures replay(const Workload& w, const SchedulerConfig& cfg) {
   const RunResult r = Simulator(w, cfg).run();
   MetricsOptions mo;
   mo.per_user = false;
+  mo.fairness = false;
   const Metrics m = compute_metrics(w, r, mo);
   SchedFigures f{m.avg_wait_minutes, m.avg_bounded_slowdown, m.utilization, m.avg_accuracy_percent, 0};
   // Krampe et al.'s AWRT: response time weighted by resource consumption

@@ -74,6 +74,7 @@ unsigned available_cores() {
 ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>& cfgs,
                        const ShakeOptions& o, MetricsOptions mo, const SimOptions& so) {
   mo.per_user = false;
+  mo.fairness = false;
   ShakeResult res;
   const unsigned n = o.copies;
   const std::size_t s = cfgs.size();

@@ -51,6 +51,7 @@ struct Simulator::Impl : PredictionBook::Listener {
   WaitQueue queue;
   ProcResources res;
   std::vector<SimJob> st;
+  SlowdownMeans slowdowns;  // adaptive selective thresholds (selective.h)
   std::vector<JobOutcome> out;
   std::vector<Termination> heap;
   SimObserver* obs = nullptr;
@@ -69,6 +70,7 @@ struct Simulator::Impl : PredictionBook::Listener {
         out(wl.jobs.size()) {
     book.set_listener(this);
     index_queue();
+    if (cfg.policy.selective.mode == Selective::Mode::Adaptive) slowdowns.apply(cfg.policy.selective);
   }
 
   // The candidate index of queue order (queue.h): width classes fitted to
@@ -129,6 +131,10 @@ struct Simulator::Impl : PredictionBook::Listener {
     const Time span = now - j.submit;
     o.accuracy = span > 0 ? st[h].acc_sum / double(span) : prediction_accuracy(p.prediction, j.runtime);
     book.finish(h, j.user, j.estimate, j.runtime, now, j.completed);
+    if (cfg.policy.selective.mode == Selective::Mode::Adaptive) {
+      slowdowns.record(o.start - j.submit, j.runtime, j.size, cfg.policy.selective);
+      slowdowns.apply(cfg.policy.selective);
+    }
     if (obs) obs->on_end(SimView(*this), h, now);
   }
 

@@ -39,7 +39,7 @@ for opt in --workload --procs --load --scheduler --json --output-swf --size-from
            --shake --shake-jitter --shake-seed --threads --top-users --report --pass-per-event \
            --no-correction-pass --safe-after-delay --safe-after-xfactor --max-delay --rounding \
            --prediction-floor --learn --learn-min-runtime --history-ttl --csv --scheduler-file \
-           --parse-only; do
+           --parse-only --selective --sel-scale --sel-short --sel-narrow; do
   grep -q -- "$opt" "$T/out" || fail "help documents $opt"
 done
 pass "help documents every option"
@@ -49,7 +49,7 @@ for opt in shake shake-jitter shake-seed threads top-users report; do
   grep -q -- "^\.BI\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
 done
 pass "man page documents the verdict options"
-for opt in predictor ewma-alpha; do
+for opt in predictor ewma-alpha selective sel-scale sel-short sel-narrow; do
   grep -q -- "^\.B[IR]\? \\\\-\\\\-$opt\b" "$MAN" || fail "man page documents --$opt"
 done
 pass "man page documents the predictor options"
@@ -91,6 +91,19 @@ usage_error "bad max-delay" "$SIM" -w "$DATA/cli_small.swf" --max-delay soon
 usage_error "negative max-delay" "$SIM" -w "$DATA/cli_small.swf" -s 'site:max-delay=-5'
 usage_error "bad safe-after-delay" "$SIM" -w "$DATA/cli_small.swf" --safe-after-delay -1
 usage_error "safe-after-xfactor below 1" "$SIM" -w "$DATA/cli_small.swf" --safe-after-xfactor 0.5
+usage_error "selective threshold below 1" "$SIM" -w "$DATA/cli_small.swf" --selective 0.5
+usage_error "selective: three thresholds" "$SIM" -w "$DATA/cli_small.swf" -s 'easy:selective=2/3/4'
+usage_error "selective: not a number" "$SIM" -w "$DATA/cli_small.swf" -s 'sel:selective=high'
+usage_error "selective with a guard" "$SIM" -w "$DATA/cli_small.swf" -s 'site:selective=3'
+usage_error "bad sel-short" "$SIM" -w "$DATA/cli_small.swf" --sel-short 0
+usage_error "bad sel-narrow" "$SIM" -w "$DATA/cli_small.swf" -s 'sel-d:sel-narrow=wide'
+usage_error "bad sel-scale" "$SIM" -w "$DATA/cli_small.swf" --sel-scale -1
+"$SIM" -q -w "$DATA/cli_small.swf" -s easy,sel,sel-d++:selective=adaptive-d --json >"$T/sel.json" 2>"$T/err"
+json_check "selective: thresholds derived, fairness and histograms in the JSON" "$T/sel.json" \
+  "'selective=derive' not in d['runs'][1]['knobs'] and 'selective=' in d['runs'][1]['knobs'] and \
+   len(d['runs'][0]['bsld_histogram_percent']) == 5 and \
+   abs(sum(d['runs'][0]['fairness']['bsld_over_fair_histogram_percent']) - 100) < 1e-6 and \
+   'max_bounded_slowdown' in d['runs'][2]['categories'][0]"
 usage_error "bad learn" "$SIM" -w "$DATA/cli_small.swf" --learn some
 usage_error "negative learn-min-runtime" "$SIM" -w "$DATA/cli_small.swf" --learn-min-runtime -1
 usage_error "bad rounding" "$SIM" -w "$DATA/cli_small.swf" --rounding sideways

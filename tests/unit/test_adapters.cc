@@ -24,6 +24,7 @@
 #include "easypp/prediction_book.h"
 #include "easypp/sim/proc_adapter.h"
 #include "node_planner.h"
+#include "plugin_config.h"
 
 using namespace easypp;
 using namespace easypp::plugin;
@@ -417,6 +418,7 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testOtherPartitionsKeepOff);
   CPPUNIT_TEST(testRandomPassesAgree);
   CPPUNIT_TEST(testFairnessCapsLetOthersThrough);
+  CPPUNIT_TEST(testSelectiveFromPluginSettings);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -509,6 +511,72 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
     // association (no accounting) is never counted by the association cap.
     CPPUNIT_ASSERT_EQUAL(std::string("backfilled 0, skipped 4"), run(FairCaps{0, 0, 2, 0}, 7));
     CPPUNIT_ASSERT_EQUAL(std::string("backfilled 1, skipped 3"), run(FairCaps{0, 0, 2, 0}, 0));
+  }
+
+  // easypp_selective (selective reservations) reaches the plugin's pass
+  // through its settings table and decides there as in the simulator: 10
+  // nodes, A (6) runs until 100; at 50 the head H (8 nodes, 100 s, waiting
+  // since 0: expansion factor 1.5) and C (4 nodes, 1000 s). H starves at a
+  // threshold of 1.4 and gets a reservation at 100 that C would delay; at 2
+  // it does not, nothing is reserved and C starts.
+  void testSelectiveFromPluginSettings() {
+    const std::vector<JobSpec> jobs = {{1, 6, 100, 100, 0}, {2, 8, 100, 100}, {3, 4, 1000, 1000}};
+    auto run = [&](const char* params, auto& world) {
+      const ParsedConfig parsed = parse_scheduler_parameters(params);
+      // The plugin's defaults have guards, which selective reservations replace: said once.
+      CPPUNIT_ASSERT_EQUAL(std::size_t(1), parsed.warnings.size());
+      PolicyConfig cfg = parsed.config.sched.policy;
+      cfg.backfill = BackfillOrder::Queue;
+      WaitQueue q(cfg.backfill);
+      std::int64_t rank = 0;
+      for (const JobSpec& j : jobs)
+        if (j.start < 0) q.push(j.h, QueueKey{rank++, 0}, j.prediction, j.estimate, j.size, 0);
+      return schedule_pass(50, q, world.adapter(), cfg);
+    };
+    for (const char* params : {"easypp_selective=1.4", "easypp_selective=2"}) {
+      ProcWorld pw(10, jobs, 50);
+      NodeWorld nw(10, jobs, 50);
+      const PassResult a = run(params, pw), b = run(params, nw);
+      const bool starving = std::string(params) == "easypp_selective=1.4";
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(params, starving, a.head_reserved);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(params, starving, b.head_reserved);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(params, starving ? Time(100) : kNever, b.shadow);
+      CPPUNIT_ASSERT_MESSAGE(params, pw.started == nw.started());
+      CPPUNIT_ASSERT_MESSAGE(params, nw.started() == (starving ? std::vector<JobHandle>{}
+                                                               : std::vector<JobHandle>{3}));
+    }
+    // Two starving jobs, two reservations in one partition: H1 (8 nodes) at
+    // 100, H2 (10) after it; C (2 nodes, 500 s) fits now and would not delay
+    // H1 (2 nodes left over at 100) but would delay H2: refused by both (at
+    // a threshold of 1 it starves too and is reserved behind them).
+    {
+      const std::vector<JobSpec> two = {{1, 6, 100, 100, 0}, {2, 8, 100, 100}, {3, 10, 100, 100},
+                                        {4, 2, 500, 500}};
+      auto pass = [&](auto& world) {
+        PolicyConfig cfg = parse_scheduler_parameters("easypp_selective=1").config.sched.policy;
+        cfg.backfill = BackfillOrder::Queue;
+        WaitQueue q(cfg.backfill);
+        std::int64_t rank = 0;
+        for (const JobSpec& j : two)
+          if (j.start < 0) q.push(j.h, QueueKey{rank++, 0}, j.prediction, j.estimate, j.size, 0);
+        return schedule_pass(50, q, world.adapter(), cfg);
+      };
+      ProcWorld pw(10, two, 50);
+      NodeWorld nw(10, two, 50);
+      const PassResult a = pass(pw), b = pass(nw);
+      CPPUNIT_ASSERT_EQUAL(std::uint32_t(3), a.reservations);
+      CPPUNIT_ASSERT_EQUAL(std::uint32_t(3), b.reservations);
+      CPPUNIT_ASSERT_EQUAL(Time(100), b.shadow);
+      CPPUNIT_ASSERT(pw.started.empty());
+      CPPUNIT_ASSERT(nw.started().empty());
+    }
+    // The plugin takes thresholds given: derive is the harness's.
+    const ParsedConfig d = parse_scheduler_parameters("easypp_selective=derive");
+    CPPUNIT_ASSERT(!d.config.sched.policy.selective.on());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), d.warnings.size());
+    const ParsedConfig four = parse_scheduler_parameters("easypp_selective=2/3/4/5,easypp_sel_narrow=16");
+    CPPUNIT_ASSERT(four.config.sched.policy.selective.per_category);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(16), four.config.sched.policy.selective.narrow_width);
   }
 
   void testRandomPassesAgree() {

@@ -235,7 +235,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(33), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(36), known_keys().size());
   }
 
   // Slurm matches its own keys case-insensitively; so does the plugin.

@@ -363,7 +363,10 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(epp.predictor.propagation);  // the authors' convention (issue 12)
     CPPUNIT_ASSERT(!same("easy++", "easy++:safe-after=3600"));
     CPPUNIT_ASSERT(!same("easy", "easy++"));
-    CPPUNIT_ASSERT_EQUAL(std::size_t(13), preset_names().size());
+    // Selective reservations' presets are knob combinations too.
+    CPPUNIT_ASSERT(same("sel", "easy:selective=derive"));
+    CPPUNIT_ASSERT(same("sel-d++", "easy++:selective=derive-d"));
+    CPPUNIT_ASSERT_EQUAL(std::size_t(17), preset_names().size());
     for (const auto& n : preset_names()) CPPUNIT_ASSERT(preset(n).has_value());
   }
   void testSpecParsing() {

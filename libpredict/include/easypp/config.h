@@ -18,6 +18,7 @@
 #include "easypp/queue.h"
 #include "easypp/correction.h"
 #include "easypp/predictor.h"
+#include "easypp/selective.h"
 #include "easypp/types.h"
 
 namespace easypp {
@@ -56,6 +57,9 @@ struct PolicyConfig {
   /// reservation (corrections of jobs already running before it still do).
   /// Negative: off.
   Time max_delay = -1;
+  /// Selective reservations (selective.h): when on, a blocked job gets a
+  /// reservation only once it starves, and `reservations` is not used.
+  Selective selective;
 
   bool any_guard() const {
     return safe_after >= 0 || safe_after_delay >= 0 || safe_after_xfactor > 0 || max_delay >= 0;
@@ -138,14 +142,17 @@ constexpr Time kHistoryTtl = 365 * 86400;  ///< history-ttl: a year
 }  // namespace site
 
 /// The presets of spec section 4, by name: fcfs, easy, easy-pred, easy-pcor,
-/// easy+, easy-sjbf, easy++, perfect, perfect++, x2, sjf, conservative; and
-/// site, easy++ with the plugin's guard and history defaults.
+/// easy+, easy-sjbf, easy++, perfect, perfect++, x2, sjf, conservative;
+/// site, easy++ with the plugin's guard and history defaults; and selective
+/// reservations (selective.h): sel, sel-d (EASY's planning), sel++, sel-d++
+/// (easy++'s), with thresholds to derive (selective=derive, derive-d).
 std::optional<SchedulerConfig> preset(std::string_view name);
 std::vector<std::string> preset_names();
 
 /// Every knob, in a fixed order: plan, estimate-factor, correction,
 /// backfill, sjbf, queue-order, reservations, safe, safe-after,
-/// safe-after-delay, safe-after-xfactor, max-delay, predictor, window,
+/// safe-after-delay, safe-after-xfactor, max-delay, selective, sel-scale,
+/// sel-short, sel-narrow, predictor, window,
 /// metric, ewma-alpha, history-type, fullness, fallback, rounding,
 /// propagation, prediction-floor, learn, learn-min-runtime, history-ttl.
 std::vector<std::string> knob_names();

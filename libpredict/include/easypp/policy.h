@@ -214,6 +214,81 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   return r;
 }
 
+/// Selective reservations (selective.h). Phase A walks the queue order and
+/// considers only the starving jobs: each starts if it fits without
+/// delaying the reservations made so far, else gets one (the first is the
+/// pass's "head"). Phase B tries every other job in the backfill order
+/// (FCFS or SJBF) around those reservations; with none, any job that fits
+/// starts. The guards do not combine with it (SchedulerConfig::validate()).
+template <class Order, class Adapter>
+PassResult selective_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
+  using Slot = WaitQueue::Slot;
+  PassResult r;
+  ReservedSlots reserved;
+  auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
+  auto bound_of = [&](const WaitQueue::Entry& e) {
+    return cfg.end_bound(now, e.prediction, e.estimate, kNever);
+  };
+  auto try_start = [&](const WaitQueue::Entry& e) {
+    return r.reservations == 0 ? a.start_now(e.handle, bound_of(e))
+                               : a.backfill(e.handle, bound_of(e));
+  };
+
+  // Phase A: the starving jobs, in queue order.
+  const auto by_queue = q.queue_order();
+  for (auto it = by_queue.begin(); it != by_queue.end();) {
+    const Slot s = (*it).slot;
+    ++it;
+    const WaitQueue::Entry e = q.entry(s);
+    if (!cfg.selective.starving(now, e.since, e.prediction, e.width)) continue;
+    if (!nothing_fits()) {
+      if (r.reservations > 0) {
+        if (!a.may_continue()) {
+          r.interrupted = true;
+          return r;
+        }
+        ++r.tested;
+      }
+      if (try_start(e)) {
+        if (r.reservations == 0) ++r.started_in_order;
+        else ++r.started_backfill;
+        q.erase(s);
+        continue;
+      }
+    }
+    const bool head = r.reservations == 0;
+    const Time shadow = a.reserve(e.handle, e.prediction, head);
+    if (head) {
+      r.shadow = shadow;
+      r.head_reserved = true;
+      r.head = e.handle;
+    }
+    ++r.reservations;
+    reserved.add(s);
+  }
+
+  // Phase B: everybody else, in the backfill order.
+  const auto last = Order::last(q);
+  for (auto c = Order::first(q, q.queue_order().begin()); c != last;) {
+    const WaitQueue::Item item = *c;
+    ++c;  // the candidate may start: erased from the queue
+    if (reserved.contains(item.slot)) continue;
+    if (nothing_fits()) break;
+    ++r.tested;
+    if (item.width > a.free_width()) continue;
+    if (!a.may_continue()) {
+      r.interrupted = true;
+      break;
+    }
+    const WaitQueue::Entry& e = q.entry(item.slot);
+    if (try_start(e)) {
+      ++r.started_backfill;
+      q.erase(item.slot);
+    }
+  }
+  return r;
+}
+
 }  // namespace pass_detail
 
 /// One scheduling pass at time `now` over the waiting jobs of `q` (started
@@ -221,6 +296,11 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
 template <class Adapter>
 PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   static_assert(check_resource_adapter<Adapter>());
+  if (cfg.selective.on() && cfg.backfill != BackfillOrder::None) {
+    if (cfg.backfill == BackfillOrder::ShortestPrediction)
+      return pass_detail::selective_pass<ShortestJobBackfilledFirst>(now, q, a, cfg);
+    return pass_detail::selective_pass<FcfsBackfill>(now, q, a, cfg);
+  }
   switch (cfg.backfill) {
     case BackfillOrder::ShortestPrediction:
       return pass_detail::pass<ShortestJobBackfilledFirst>(now, q, a, cfg);

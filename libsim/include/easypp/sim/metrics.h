@@ -17,6 +17,7 @@ struct MetricsOptions {
   std::int64_t narrow_threshold = 8;  ///< size <= this: "narrow"
   bool exclude_flurries = false;  ///< drop jobs marked as flurry from the measured set
   bool per_user = true;           ///< fill Metrics::users (off for shaken copies)
+  bool fairness = true;           ///< fill Metrics::fairness (off for shaken copies)
 };
 
 struct CategoryMetrics {
@@ -25,6 +26,21 @@ struct CategoryMetrics {
   double avg_wait_minutes = 0;
   double avg_bounded_slowdown = 0;
   double avg_accuracy_percent = 0;
+  double max_bounded_slowdown = 0;  ///< the worst case (Srinivasan et al.)
+};
+
+/// Fairness by fair start time (Srinivasan et al.; selective_metrics.h),
+/// over the measured jobs.
+struct Fairness {
+  bool computed = false;
+  std::uint64_t late_jobs = 0;      ///< started after their fair start time
+  double late_percent = 0;          ///< late_jobs / measured jobs
+  double late_avg_minutes = 0;      ///< start - fair start, late jobs
+  double late_max_minutes = 0;
+  /// Percent of measured jobs whose bounded slowdown is, relative to their
+  /// fair bounded slowdown (the same with the fair start), <= 1, in (1,1.5],
+  /// (1.5,2], (2,4], > 4: the paper's table 9.
+  double ratio_histogram[5] = {0, 0, 0, 0, 0};
 };
 
 struct Predictability {
@@ -73,6 +89,10 @@ struct Metrics {
   Time window_end = 0;       ///< last arrival
   Predictability predictability;
   std::vector<CategoryMetrics> categories;
+  /// Percent of measured jobs by bounded slowdown: <= 1, (1,1.5], (1.5,2],
+  /// (2,4], > 4 (Srinivasan et al.'s bins).
+  double bsld_histogram[5] = {0, 0, 0, 0, 0};
+  Fairness fairness;
   std::vector<UserMetrics> users;  ///< by user id; only with MetricsOptions::per_user
 };
 
@@ -99,6 +119,9 @@ class MeasuredSet {
 };
 
 Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOptions& opt = {});
+
+/// The bins of Metrics' slowdown histograms (<= 1, 1-1.5, 1.5-2, 2-4, > 4).
+int slowdown_bin(double x);
 
 /// Bounded slowdown of one job (spec section 5).
 double bounded_slowdown(Time wait, Time runtime);

@@ -1,0 +1,114 @@
+// Selective reservations in the harness: the paper's derived thresholds and
+// its fairness by fair start time (selective_metrics.h).
+#include "easypp/sim/selective_metrics.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <utility>
+
+#include "easypp/sim/metrics.h"
+
+namespace easypp {
+
+std::array<double, 5> derive_selective_thresholds(const Workload& w, const SimOptions& sim,
+                                                  Time short_limit, std::int64_t narrow) {
+  const RunResult r = Simulator(w, *preset("conservative"), sim).run();
+  const MeasuredSet measured(w, r, MetricsOptions{});
+  std::array<double, 5> sum = {0, 0, 0, 0, 0};
+  std::array<std::uint64_t, 5> n = {0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const Job& j = w.jobs[i];
+    if (!measured(i) || j.estimate <= 0) continue;
+    // Well estimated: the runtime within a factor of two of the estimate.
+    if (2 * j.runtime < j.estimate || j.runtime > 2 * j.estimate) continue;
+    const double b = bounded_slowdown(r.jobs[i].start - j.submit, j.runtime);
+    const auto c = std::size_t(1 + Selective::category(j.runtime, j.size, short_limit, narrow));
+    sum[0] += b, ++n[0];
+    sum[c] += b, ++n[c];
+  }
+  std::array<double, 5> t;
+  for (std::size_t c = 0; c < 5; ++c) t[c] = n[c] ? std::max(1.0, sum[c] / double(n[c])) : 1.0;
+  return t;
+}
+
+void resolve_selective_thresholds(const Workload& w, const SimOptions& sim,
+                                  std::vector<SchedulerConfig>& cfgs) {
+  std::map<std::pair<Time, std::int64_t>, std::array<double, 5>> derived;
+  for (SchedulerConfig& c : cfgs) {
+    Selective& s = c.policy.selective;
+    if (s.mode != Selective::Mode::Derive) continue;
+    const auto key = std::make_pair(s.short_limit, s.narrow_width);
+    auto it = derived.find(key);
+    if (it == derived.end())
+      it = derived.emplace(key, derive_selective_thresholds(w, sim, key.first, key.second)).first;
+    const std::array<double, 5>& t = it->second;
+    s.mode = Selective::Mode::Given;
+    s.threshold = s.per_category ? std::array<double, 4>{t[1], t[2], t[3], t[4]}
+                                 : std::array<double, 4>{t[0], t[0], t[0], t[0]};
+  }
+}
+
+std::vector<Time> fair_start_times(const Workload& w, const RunResult& r) {
+  const std::size_t n = w.jobs.size();
+  std::vector<Time> fair(n, -1);
+  std::vector<std::uint32_t> by_start;
+  by_start.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (r.jobs[i].start >= 0) by_start.push_back(i);
+  std::sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return r.jobs[a].start != r.jobs[b].start ? r.jobs[a].start < r.jobs[b].start : a < b;
+  });
+  std::set<std::pair<Time, std::uint32_t>> running;  // (end, job)
+  std::set<std::uint32_t> waiting;                   // queue order: arrival
+  std::int64_t used = 0;
+  std::size_t next_start = 0;
+  using Release = std::pair<Time, std::int64_t>;
+  std::vector<Release> heap;
+  for (std::uint32_t j = 0; j < n; ++j) {
+    const Time t = w.jobs[j].submit;
+    // The snapshot at j's arrival: the scheduler ends jobs, then takes
+    // arrivals, then starts jobs (simulator.h), so a job that starts at t
+    // is still waiting and one that ends at t has gone.
+    while (next_start < by_start.size() && r.jobs[by_start[next_start]].start < t) {
+      const std::uint32_t k = by_start[next_start++];
+      waiting.erase(k);
+      running.emplace(r.jobs[k].start + w.jobs[k].runtime, k);
+      used += w.jobs[k].size;
+    }
+    while (!running.empty() && running.begin()->first <= t) {
+      used -= w.jobs[running.begin()->second].size;
+      running.erase(running.begin());
+    }
+    waiting.insert(j);
+    // FCFS without backfilling from t, with the actual runtimes.
+    heap.clear();
+    for (const auto& [end, k] : running) heap.emplace_back(end, w.jobs[k].size);
+    std::make_heap(heap.begin(), heap.end(), std::greater<Release>());
+    std::int64_t free = w.procs - used;
+    Time prev = t;
+    for (const std::uint32_t k : waiting) {
+      const std::int64_t size = w.jobs[k].size;
+      Time s = prev;
+      while (free < size && !heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Release>());
+        s = std::max(s, heap.back().first);
+        free += heap.back().second;
+        heap.pop_back();
+      }
+      if (k == j) {
+        fair[j] = s;
+        break;
+      }
+      heap.emplace_back(s + w.jobs[k].runtime, size);
+      std::push_heap(heap.begin(), heap.end(), std::greater<Release>());
+      free -= size;
+      prev = s;
+    }
+  }
+  return fair;
+}
+
+}  // namespace easypp
