@@ -365,6 +365,10 @@ Options parse(int argc, char** argv) {
       case 'V': std::cout << "easypp-sim " PACKAGE_VERSION "\n"; std::exit(0);
       case ':': usage_error(std::string("option ") + argv[optind - 1] + " needs a value");
       case '?':
+        // optopt: a short option's letter, or a long option's code when it
+        // was given a value it takes none of (--feedback=yes): name it as typed.
+        if (optopt >= OPT_LOAD)
+          usage_error(std::string("option '") + argv[optind - 1] + "' takes no value");
         usage_error(std::string("unknown option '") + (optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1])) + "'");
       default:
         if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + num_knobs) {
