@@ -104,5 +104,26 @@ sys.exit(0 if a == b else 1)
 PY
 then pass "creasy-alpha alone changes nothing under queue-order=fcfs"; else fail "creasy-alpha alone changes nothing under queue-order=fcfs"; fi
 
+# --- easypp-gen --sessions: the site as SWF, its links replayed ---------------
+GEN=${EASYPP_GEN:-$(dirname "$SIM")/easypp-gen}
+gen_error() {  # gen_error NAME WORD ARGS...
+  name=$1 word=$2; shift 2
+  "$GEN" "$@" >"$T/out" 2>"$T/err"; got=$?
+  if [ "$got" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q -- "$word" "$T/err"; then pass "$name"
+  else fail "$name (exit $got): $(head -c 300 "$T/err")"; fi
+}
+gen_error "gen --sessions bad users" "users" --sessions users=x
+gen_error "gen --sessions with --fit" "--fit" --sessions users=3 --fit x.swf
+gen_error "gen --sessions with --users" "SPEC" --sessions users=3 --users 5
+if "$GEN" --sessions users=20,days=5,procs=32 -o "$T/site.swf" && \
+   "$SIM" -w "$T/site.swf" --feedback -s easy --json >"$T/site.json"; then
+  json_check "gen --sessions: links replayed, none falls back" "$T/site.json" \
+    'd["runs"][0]["closed_loop"]["links"]["linked"] > 0 and d["runs"][0]["closed_loop"]["links"]["fallback_missing"] + d["runs"][0]["closed_loop"]["links"]["fallback_no_think"] + d["runs"][0]["closed_loop"]["links"]["fallback_not_earlier"] == 0'
+else
+  fail "gen --sessions writes a replayable site"
+fi
+"$GEN" --sessions users=20,days=5,procs=32 -o "$T/site2.swf"
+if cmp -s "$T/site.swf" "$T/site2.swf"; then pass "gen --sessions deterministic"; else fail "gen --sessions deterministic"; fi
+
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"
