@@ -123,9 +123,15 @@ struct Simulator::Impl : PredictionBook::Listener {
     }
   }
   // A job the session model will never submit, nor the jobs that follow it.
+  // (A user's chain can be long: no recursion.)
   void mark_never(std::uint32_t c) {
-    ++not_submitted;
-    for (std::uint32_t k = child_begin[c]; k < child_begin[c + 1]; ++k) mark_never(children[k]);
+    std::vector<std::uint32_t> todo{c};
+    while (!todo.empty()) {
+      const std::uint32_t x = todo.back();
+      todo.pop_back();
+      ++not_submitted;
+      for (std::uint32_t k = child_begin[x]; k < child_begin[x + 1]; ++k) todo.push_back(children[k]);
+    }
   }
   std::size_t skip_linked(std::size_t next) const {
     while (next < w.jobs.size() && links.pred[next] != FeedbackLinks::kNone) ++next;
