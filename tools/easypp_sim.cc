@@ -38,6 +38,8 @@ Workload load(const cli::Options& o) {
     SessionModelConfig g;
     std::string err;
     if (!parse_session_spec(src, g, &err)) cli::usage_error("--workload " + src + ": " + err);
+    if (o.wl.target_load > 0)
+      cli::usage_error("--load does not apply to a sessions workload (its load is what its users make of it: change users=)");
     return generate_session_workload(g, o.wl);
   }
   if (src == "synthetic" || src.rfind("synthetic:", 0) == 0) {

@@ -32,6 +32,7 @@ usage_error "sessions days not a number" "days" "$SIM" -w sessions:days=two --fe
 usage_error "sessions cont-max above 1" "cont-max" "$SIM" -w sessions:cont-max=1.5 --feedback
 usage_error "sessions unknown key" "nope" "$SIM" -w sessions:nope=1
 usage_error "sessions item without =" "users" "$SIM" -w sessions:users
+usage_error "sessions with --load" "--load" "$SIM" -w sessions:users=5 --load 0.5 --feedback
 usage_error "feedback with shake" "--shake" "$SIM" -w synthetic:jobs=200 --feedback --shake 3
 usage_error "feedback with csv" "--csv" "$SIM" -w synthetic:jobs=200 --feedback --csv
 usage_error "feedback takes no value" "feedback" "$SIM" -w synthetic:jobs=200 --feedback=yes
