@@ -27,7 +27,17 @@ Workload:
                           users=N,load=X,max-estimate=S") uses the built-in
                           generator (see easypp-gen(1)); "model:MODEL" (or
                           "model:MODEL:seed=N,jobs=N,thin=N") draws from a
-                          Markov model fitted by easypp-gen --fit
+                          Markov model fitted by easypp-gen --fit;
+                          "sessions[:seed=N,users=N,days=N,procs=N,...]" a
+                          site of users who react to response times (the
+                          session model of Shmueli and Feitelson; replay it
+                          with --feedback, docs/closed-loop.md)
+      --feedback          closed loop: a job with a preceding job (SWF fields
+                          17, 18) is submitted its think time after that job
+                          ends in this replay (session workloads: when the
+                          user model decides); others at their logged time.
+                          Adds throughput, session length and per-runtime-
+                          class figures (default: open, logged submit times)
   -p, --procs N           machine size (default: MaxProcs header, else MaxNodes)
       --load X            scale interarrival times so the offered load is X
                           (default: the log as it is)
@@ -78,7 +88,10 @@ Schedulers:
       --correction none|estimate|gradual|exponential
       --backfill none|fcfs|sjbf             backfill order
       --sjbf yes|no                         backfill=sjbf or backfill=fcfs
-      --queue-order fcfs|sjf                queue order (sjf: by estimate)
+      --queue-order fcfs|sjf|creasy         queue order (sjf: by estimate;
+                                            creasy: criticality + seniority)
+      --creasy-alpha X                      queue-order=creasy: weight of the
+                                            criticality, 0..1e9 (6000)
       --reservations N|all                  reservation depth (easy: 1)
       --safe yes|no                         safe backfill (default no)
   Selective reservations (Srinivasan et al.; docs/selective-reservations.md):
@@ -180,7 +193,7 @@ enum {
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
   OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
   OPT_PASS_PER_EVENT, OPT_NO_CORRECTION_PASS, OPT_PARSE_ONLY, OPT_CSV, OPT_SCHEDULER_FILE,
-  OPT_KNOB_FIRST
+  OPT_FEEDBACK, OPT_KNOB_FIRST
 };
 
 // Every knob is also a long option (--window 3 is --scheduler easy++:window=3
@@ -264,6 +277,7 @@ Options parse(int argc, char** argv) {
       {"clip-runtime", no_argument, nullptr, OPT_CLIP},
       {"pass-per-event", no_argument, nullptr, OPT_PASS_PER_EVENT},
       {"no-correction-pass", no_argument, nullptr, OPT_NO_CORRECTION_PASS},
+      {"feedback", no_argument, nullptr, OPT_FEEDBACK},
       {"unsorted", required_argument, nullptr, OPT_UNSORTED},
       {"max-jobs", required_argument, nullptr, OPT_MAX_JOBS},
       {"max-malformed", required_argument, nullptr, OPT_MAX_MALFORMED},
@@ -318,6 +332,7 @@ Options parse(int argc, char** argv) {
       case OPT_CLIP: o.wl.clip_runtime = true; break;
       case OPT_PASS_PER_EVENT: o.sim.pass_per_event = true; break;
       case OPT_NO_CORRECTION_PASS: o.sim.pass_after_correction = false; break;
+      case OPT_FEEDBACK: o.sim.feedback = true; break;
       case OPT_UNSORTED:
         if (std::string(optarg) == "fail") o.wl.unsorted = UnsortedPolicy::Fail;
         else if (std::string(optarg) == "sort") o.wl.unsorted = UnsortedPolicy::Sort;
@@ -368,6 +383,10 @@ Options parse(int argc, char** argv) {
       case 'V': std::cout << "easypp-sim " PACKAGE_VERSION "\n"; std::exit(0);
       case ':': usage_error(std::string("option ") + argv[optind - 1] + " needs a value");
       case '?':
+        // optopt: a short option's letter, or a long option's code when it
+        // was given a value it takes none of (--feedback=yes): name it as typed.
+        if (optopt >= OPT_LOAD)
+          usage_error(std::string("option '") + argv[optind - 1] + "' takes no value");
         usage_error(std::string("unknown option '") + (optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1])) + "'");
       default:
         if (c >= OPT_KNOB_FIRST && c < OPT_KNOB_FIRST + num_knobs) {
@@ -398,6 +417,9 @@ Options parse(int argc, char** argv) {
   if (o.csv && (o.json || !o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty() ||
                 o.parse_only))
     usage_error("--csv prints figures only: no --json, --output-swf, --shake, --report or --parse-only");
+  if (o.sim.feedback && (o.csv || o.shake.copies > 0))
+    usage_error(std::string("--feedback cannot be combined with ") +
+                (o.csv ? "--csv" : "--shake") + " yet (spread: replay several seeds, docs/closed-loop.md)");
   if ((jitter_given || seed_given) && o.shake.copies == 0)
     usage_error(std::string(jitter_given ? "--shake-jitter" : "--shake-seed") + " needs --shake N");
   if (o.shake.copies > 0 && o.shake.band == 0 && o.shake.jitter == 0)

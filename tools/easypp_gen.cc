@@ -25,6 +25,7 @@
 #include "easypp/sim/generator.h"
 #include "easypp/sim/markov_model.h"
 #include "easypp/sim/model_validation.h"
+#include "easypp/sim/session_model.h"
 #include "easypp/sim/swf.h"
 
 using namespace easypp;
@@ -94,6 +95,16 @@ void print_help() {
          "      --scheduler LIST      schedulers replayed by --validate, as easypp-sim\n"
          "                            --scheduler (default easy,easy++)\n"
          "      --json                --validate prints JSON instead of the table\n"
+         "      --sessions SPEC       write the user-session model's site instead\n"
+         "                            (Shmueli and Feitelson; docs/closed-loop.md):\n"
+         "                            SPEC is seed=N,users=N,days=N,procs=N,\n"
+         "                            max-estimate=S,cont-max=X,cont-slope=X,\n"
+         "                            day-share=X,weekday-share=X (any, in any order;\n"
+         "                            \"\" for the defaults); the times are those of an\n"
+         "                            empty machine, fields 17 and 18 link the batches\n"
+         "                            (replay with easypp-sim --feedback; for users who\n"
+         "                            react to the replay's response times use\n"
+         "                            easypp-sim --workload sessions:SPEC --feedback)\n"
          "A model's workload is also available to easypp-sim as\n"
          "  --workload model:FILE[:seed=N,jobs=N,thin=N]\n"
          "\n"
@@ -118,7 +129,8 @@ void set(GeneratorConfig& cfg, const char* key, const char* value) {
 }
 
 enum {
-  OPT_FIT = 1000, OPT_MODEL, OPT_THIN, OPT_VALIDATE, OPT_AGAINST, OPT_SEEDS, OPT_SCHEDULER, OPT_JSON
+  OPT_FIT = 1000, OPT_MODEL, OPT_THIN, OPT_VALIDATE, OPT_AGAINST, OPT_SEEDS, OPT_SCHEDULER, OPT_JSON,
+  OPT_SESSIONS
 };
 
 std::uint64_t to_uint(const char* opt, const char* v, std::uint64_t lo, std::uint64_t hi) {
@@ -247,6 +259,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> schedulers;
   std::vector<std::string> synthetic_only;  // options given that only the built-in generator takes
   bool seeds_given = false;
+  std::string sessions_spec;
+  bool sessions = false;
   const option longopts[] = {
       {"seed", required_argument, nullptr, 's'},
       {"jobs", required_argument, nullptr, 'n'},
@@ -263,6 +277,7 @@ int main(int argc, char** argv) {
       {"seeds", required_argument, nullptr, OPT_SEEDS},
       {"scheduler", required_argument, nullptr, OPT_SCHEDULER},
       {"json", no_argument, nullptr, OPT_JSON},
+      {"sessions", required_argument, nullptr, OPT_SESSIONS},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
       {nullptr, 0, nullptr, 0},
@@ -284,6 +299,10 @@ int main(int argc, char** argv) {
         if (*optarg == '\0') usage_error("--output needs a file name (or - for standard output)");
         output = optarg;
         output_given = true;
+        break;
+      case OPT_SESSIONS:
+        sessions_spec = optarg;
+        sessions = true;
         break;
       case OPT_FIT:
         if (*optarg == '\0') usage_error("--fit needs a log file name (or - for standard input)");
@@ -330,6 +349,18 @@ int main(int argc, char** argv) {
   if (optind < argc) usage_error(std::string("unexpected argument '") + argv[optind] + "'");
 
   const bool markov = !fit_log.empty() || !model_file.empty();
+  if (sessions) {
+    if (markov) usage_error("--sessions excludes --fit and --model");
+    if (!synthetic_only.empty() || model_jobs || cfg.seed != GeneratorConfig().seed)
+      usage_error("--sessions takes its settings in its SPEC (seed=N,users=N,...), not as options");
+    SessionModelConfig sc;
+    std::string err;
+    if (!parse_session_spec(sessions_spec, sc, &err)) usage_error("--sessions: " + err);
+    WorkloadOptions wo;
+    wo.keep_records = true;
+    const Workload w = generate_session_workload(sc, wo);
+    return write_swf(output, w.header, w.records);
+  }
   if (!fit_log.empty() && !model_file.empty()) usage_error("--fit and --model exclude each other");
   if (markov && !synthetic_only.empty())
     usage_error(synthetic_only.front() + " is an option of the built-in generator, not of --fit or --model");

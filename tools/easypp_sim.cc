@@ -10,6 +10,8 @@
 
 #include "cli.h"
 #include "easypp/sim/batch.h"
+#include "easypp/sim/feedback.h"
+#include "easypp/sim/session_model.h"
 #include "easypp/sim/generator.h"
 #include "easypp/sim/markov_model.h"
 #include "easypp/sim/selective_metrics.h"
@@ -32,6 +34,14 @@ Workload load(const cli::Options& o) {
       cli::usage_error("--workload " + src + ": " + err);
     const MarkovModel m = read_markov_model(path);  // ModelError: exit 2 in main
     return generate_model_workload(m, g, src, o.wl);
+  }
+  if (src == "sessions" || src.rfind("sessions:", 0) == 0) {
+    SessionModelConfig g;
+    std::string err;
+    if (!parse_session_spec(src, g, &err)) cli::usage_error("--workload " + src + ": " + err);
+    if (o.wl.target_load > 0)
+      cli::usage_error("--load does not apply to a sessions workload (its load is what its users make of it: change users=)");
+    return generate_session_workload(g, o.wl);
   }
   if (src == "synthetic" || src.rfind("synthetic:", 0) == 0) {
     GeneratorConfig g;
@@ -149,6 +159,17 @@ int main(int argc, char** argv) {
     std::vector<RunResult> results;
     results.reserve(cfgs.size());
     for (const auto& c : cfgs) results.push_back(Simulator(w, c, opt.sim).run());
+    // A feedback run made its own workload (its jobs, submitted when it
+    // submitted them): everything per run is computed on that one.
+    std::vector<Workload> made;
+    made.reserve(results.size());
+    if (opt.sim.feedback)
+      for (auto& r : results) {
+        RunResult rr;
+        made.push_back(realized_workload(w, r, &rr));
+        r = std::move(rr);
+      }
+    auto workload_of = [&](std::size_t i) -> const Workload& { return made.empty() ? w : made[i]; };
 
     std::optional<ShakeResult> shaken;
     if (opt.shake.copies > 0) shaken = run_shaken(w, cfgs, opt.shake, opt.metrics, opt.sim);
@@ -163,24 +184,32 @@ int main(int argc, char** argv) {
       rep.shaken = &*shaken;
     }
     std::vector<report::Run>& runs = rep.runs;
-    for (const auto& r : results) {
-      report::Run run{&r, compute_metrics(w, r, opt.metrics), false, {}, false, {}};
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const RunResult& r = results[i];
+      const Workload& rw = workload_of(i);
+      report::Run run{&r, compute_metrics(rw, r, opt.metrics), false, {}, false, {}, false, {}};
       if (opt.flurries) {
         MetricsOptions mo = opt.metrics;
         mo.exclude_flurries = true;
         run.has_without_flurries = true;
-        run.without_flurries = compute_metrics(w, r, mo);
+        run.without_flurries = compute_metrics(rw, r, mo);
       }
-      if (!runs.empty()) {
+      if (opt.sim.feedback) {
+        run.has_closed_loop = true;
+        run.closed_loop = compute_closed_loop(rw, r, r.feedback.not_submitted, opt.metrics);
+      }
+      // Per-job factors need the same jobs at the same index: open runs only.
+      if (!runs.empty() && !opt.sim.feedback) {
         run.has_improvement = true;
         run.improvement = compute_improvement(w, results.front(), r, opt.metrics);
       }
       runs.push_back(run);
     }
     if (!opt.output_swf.empty()) {
-      for (const auto& r : results) {
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        const RunResult& r = results[i];
         try {
-          report::write_swf(output_name(opt.output_swf, r.config.name), w, r);
+          report::write_swf(output_name(opt.output_swf, r.config.name), workload_of(i), r);
         } catch (const std::runtime_error& e) {
           std::cerr << "easypp-sim: --output-swf: " << e.what() << "\n";
           return 2;
@@ -205,8 +234,8 @@ int main(int argc, char** argv) {
       json_t* doc = report::build_json(rep);
       json_object_set_new(doc, "command", json_string(command_line(argc, argv).c_str()));
       json_t* figs = json_array();
-      for (const auto& r : results)
-        json_array_append_new(figs, report::series_json(compute_series(w, r, opt.metrics)));
+      for (std::size_t i = 0; i < results.size(); ++i)
+        json_array_append_new(figs, report::series_json(compute_series(workload_of(i), results[i], opt.metrics)));
       json_object_set_new(doc, "figures", figs);
       try {
         report_dir->write(doc);

@@ -571,6 +571,7 @@ void print_text(std::ostream& os, const Report& rep) {
   os << "  measured " << m0.jobs_measured << " jobs; offered load " << fmt(m0.offered_load, 3)
      << " over the measured window\n\n";
   print_runs(os, runs, false);
+  if (runs[0].has_closed_loop) print_closed_loop(os, runs);
   if (runs[0].has_without_flurries) {
     os << "\nwithout flurry jobs (" << runs[0].without_flurries.jobs_measured << " measured):\n";
     print_runs(os, runs, true);
@@ -637,6 +638,7 @@ json_t* build_json(const Report& rep) {
     if (r.has_without_flurries) json_object_set_new(o, "without_flurries", metrics_json(r.without_flurries));
     if (rep.shaken) json_object_set_new(o, "shaken", shaken_json(*rep.shaken, s));
     if (r.has_improvement) json_object_set_new(o, "improvement_vs_first", improvement_json(r.improvement));
+    if (r.has_closed_loop) json_object_set_new(o, "closed_loop", closed_loop_json(r));
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "runs", arr);

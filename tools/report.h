@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "easypp/sim/feedback.h"
 #include "easypp/sim/improvement.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/series.h"
@@ -24,6 +25,9 @@ struct Run {
   /// Per-job factors against the first run (every run but the first).
   bool has_improvement = false;
   Improvement improvement;
+  /// A feedback replay's figures (closed_loop_report.cc).
+  bool has_closed_loop = false;
+  ClosedLoopMetrics closed_loop;
 };
 
 /// Everything one easypp-sim call reports.
@@ -40,6 +44,11 @@ struct Report {
 /// Human-readable: input summary, comparison table, starvation, categories,
 /// predictability, per-user view, and the shaken comparison.
 void print_text(std::ostream& os, const Report& rep);
+
+/// The closed-loop section (feedback runs): throughput, session length,
+/// per runtime class, and what became of the links of fields 17 and 18.
+void print_closed_loop(std::ostream& os, const std::vector<Run>& runs);
+json_t* closed_loop_json(const Run& r);
 
 /// The JSON document (jansson; the caller owns it).
 json_t* build_json(const Report& rep);

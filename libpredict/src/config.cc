@@ -111,11 +111,33 @@ const Knob kKnobs[] = {
      [](SchedulerConfig& c, std::string_view v) -> std::string {
        if (v == "fcfs") c.queue_order = QueueOrder::Arrival;
        else if (v == "sjf") c.queue_order = QueueOrder::Estimate;
-       else return "fcfs or sjf";
+       else if (v == "creasy") c.queue_order = QueueOrder::Creasy;
+       else return "fcfs, sjf or creasy";
        return {};
      },
      [](const SchedulerConfig& c) -> std::string {
-       return c.queue_order == QueueOrder::Arrival ? "fcfs" : "sjf";
+       switch (c.queue_order) {
+         case QueueOrder::Arrival: return "fcfs";
+         case QueueOrder::Estimate: return "sjf";
+         case QueueOrder::Creasy: return "creasy";
+       }
+       return "?";
+     }},
+    // CREASY's weight of criticality against seniority (creasy.h).
+    {"creasy-alpha",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       const std::string s(v);
+       char* end = nullptr;
+       const double a = std::strtod(s.c_str(), &end);
+       if (s.empty() || *end != '\0' || !std::isfinite(a) || a < 0 || a > 1e9)
+         return "a number from 0 to 1e9";
+       c.creasy.alpha = a;
+       return {};
+     },
+     [](const SchedulerConfig& c) {
+       char buf[32];  // enough digits that the value reads back the same
+       std::snprintf(buf, sizeof buf, "%.15g", c.creasy.alpha);
+       return std::string(buf);
      }},
     {"reservations",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
@@ -509,6 +531,7 @@ std::string SchedulerConfig::describe() const {
   std::string d;
   for (const auto& [k, v] : knob_values(*this)) {
     if (k == "sjbf") continue;
+    if (k == "creasy-alpha" && queue_order != QueueOrder::Creasy) continue;
     if (k == "estimate-factor" && estimate_factor == 1.0) continue;
     if ((k == "safe-after" || k == "safe-after-delay" || k == "safe-after-xfactor" ||
          k == "max-delay" || k == "history-ttl" || k == "prediction-floor") &&

@@ -4,10 +4,13 @@
 #include <chrono>
 #include <map>
 
+#include "easypp/creasy.h"
 #include "easypp/prediction_book.h"
+#include "easypp/sim/feedback.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/proc_adapter.h"
 #include "easypp/sim/proc_resources.h"
+#include "easypp/sim/session_model.h"
 
 namespace easypp {
 
@@ -71,6 +74,70 @@ struct Simulator::Impl : PredictionBook::Listener {
     book.set_listener(this);
     index_queue();
     if (cfg.policy.selective.mode == Selective::Mode::Adaptive) slowdowns.apply(cfg.policy.selective);
+    if (sim.feedback) link();
+  }
+
+  // --- closed loop (--feedback) -------------------------------------------------
+  bool fb = false;
+  FeedbackLinks links;
+  std::vector<std::uint32_t> child_begin, children;  // CSR: the jobs following each job
+  std::vector<Time> sub;      // submit time in this replay (-1: not yet, or never)
+  std::vector<Time> planned;  // when a released job will be submitted
+  std::vector<Termination> released;  // min-heap of (submit time, job)
+  std::uint64_t not_submitted = 0;
+  void link() {
+    fb = true;
+    links = link_feedback(w);
+    const std::size_t n = w.jobs.size();
+    child_begin.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (links.pred[i] != FeedbackLinks::kNone) ++child_begin[links.pred[i] + 1];
+    for (std::size_t i = 0; i < n; ++i) child_begin[i + 1] += child_begin[i];
+    children.resize(child_begin[n]);
+    std::vector<std::uint32_t> fill(child_begin.begin(), child_begin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)  // ascending: a batch's lead first
+      if (links.pred[i] != FeedbackLinks::kNone) children[fill[links.pred[i]]++] = std::uint32_t(i);
+    sub.assign(n, -1);
+    planned.assign(n, -1);
+  }
+  Time submit_of(JobHandle h) const { return fb ? sub[h] : w.jobs[h].submit; }
+  // Job h ended now: the jobs that follow it get their submit times.
+  void release_children(JobHandle h) {
+    const SessionModel* m = w.sessions.get();
+    for (std::uint32_t k = child_begin[h]; k < child_begin[h + 1]; ++k) {
+      const std::uint32_t c = children[k];
+      Time t;
+      if (m == nullptr) {
+        t = now + w.jobs[c].think;
+      } else if (m->draws[c].lead == c) {
+        t = m->submit_after(c, w.jobs[c].user, sub[h], now);
+      } else {
+        const std::uint32_t lead = m->draws[c].lead;
+        t = planned[lead] >= 0 ? planned[lead] + m->draws[c].offset : kNever;
+      }
+      if (m != nullptr && t > m->horizon) {
+        mark_never(c);
+        continue;
+      }
+      planned[c] = t;
+      released.push_back(Termination{t, c});
+      std::push_heap(released.begin(), released.end(), std::greater<Termination>());
+    }
+  }
+  // A job the session model will never submit, nor the jobs that follow it.
+  // (A user's chain can be long: no recursion.)
+  void mark_never(std::uint32_t c) {
+    std::vector<std::uint32_t> todo{c};
+    while (!todo.empty()) {
+      const std::uint32_t x = todo.back();
+      todo.pop_back();
+      ++not_submitted;
+      for (std::uint32_t k = child_begin[x]; k < child_begin[x + 1]; ++k) todo.push_back(children[k]);
+    }
+  }
+  std::size_t skip_linked(std::size_t next) const {
+    while (next < w.jobs.size() && links.pred[next] != FeedbackLinks::kNone) ++next;
+    return next;
   }
 
   // The candidate index of queue order (queue.h): width classes fitted to
@@ -107,11 +174,15 @@ struct Simulator::Impl : PredictionBook::Listener {
 
   void arrive(JobHandle h) {
     const Job& j = w.jobs[h];
-    const JobPlan& p = book.arrive(h, j.user, j.estimate, j.submit, now, j.runtime);
+    if (fb) sub[h] = now;
+    const Time submit = submit_of(h);
+    const JobPlan& p = book.arrive(h, j.user, j.estimate, submit, now, j.runtime);
     st[h].acc_since = now;
     out[h].first_prediction = p.prediction;
-    const QueueKey key = cfg.queue_order == QueueOrder::Arrival
-                             ? QueueKey{j.submit, std::int64_t(h)}
+    const QueueKey key = cfg.queue_order == QueueOrder::Creasy
+                             ? QueueKey{std::int64_t(creasy_seq++), 0}
+                         : cfg.queue_order == QueueOrder::Arrival
+                             ? QueueKey{submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
     st[h].slot = queue.push(h, key, p.prediction, j.estimate, j.size, p.since, kNever,
                             sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h]);
@@ -128,13 +199,14 @@ struct Simulator::Impl : PredictionBook::Listener {
     o.final_prediction = p.prediction;
     o.corrections = p.corr.count;
     o.termination_rank = terminated++;
-    const Time span = now - j.submit;
+    const Time span = now - submit_of(h);
     o.accuracy = span > 0 ? st[h].acc_sum / double(span) : prediction_accuracy(p.prediction, j.runtime);
     book.finish(h, j.user, j.estimate, j.runtime, now, j.completed);
     if (cfg.policy.selective.mode == Selective::Mode::Adaptive) {
-      slowdowns.record(o.start - j.submit, j.runtime, j.size, cfg.policy.selective);
+      slowdowns.record(o.start - submit_of(h), j.runtime, j.size, cfg.policy.selective);
       slowdowns.apply(cfg.policy.selective);
     }
+    if (fb) release_children(h);
     if (obs) obs->on_end(SimView(*this), h, now);
   }
 
@@ -175,6 +247,16 @@ struct Simulator::Impl : PredictionBook::Listener {
     out[h].first_reservation = first;
   }
 
+  // CREASY (queue-order=creasy): the queue re-sorted by priority before
+  // each pass (the priority grows with the wait: the order changes with
+  // time, not only with events).
+  std::uint64_t creasy_seq = 0;
+  void creasy_order() {
+    if (queue.size() < 2) return;
+    creasy_reorder(queue, now, cfg.creasy, [&](JobHandle) { return std::uint64_t(creasy_seq++); },
+                   [&](JobHandle h, WaitQueue::Slot s) { st[h].slot = s; });
+  }
+
   RunResult run(SimObserver* o) {
     obs = o;
     const auto t0 = std::chrono::steady_clock::now();
@@ -183,6 +265,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     ProcAdapter<Impl> adapter(res, *this);
     auto pass = [&] {
       if (queue.empty()) return;
+      if (cfg.queue_order == QueueOrder::Creasy) creasy_order();
       if (obs) obs->before_pass(SimView(*this), now);
       adapter.begin_pass(now);
       ++stats.passes;
@@ -191,8 +274,10 @@ struct Simulator::Impl : PredictionBook::Listener {
       if (obs) obs->after_pass(SimView(*this), now, pr);
     };
     const bool each = sim.pass_per_event;
-    while (next < n || !heap.empty()) {
+    if (fb) next = skip_linked(next);
+    while (next < n || !heap.empty() || !released.empty()) {
       now = next < n ? w.jobs[next].submit : kNever;
+      if (!released.empty() && released.front().t < now) now = released.front().t;
       if (!heap.empty() && heap.front().t < now) now = heap.front().t;
       const Time due = book.next_expiry();
       if (due < now) now = due;
@@ -211,9 +296,27 @@ struct Simulator::Impl : PredictionBook::Listener {
         stats.events += c;
         if (each && c > 0 && sim.pass_after_correction) pass();
       }
-      while (next < n && w.jobs[next].submit == now) {
+      while (!fb && next < n && w.jobs[next].submit == now) {
         ++stats.events;
         arrive(JobHandle(next++));
+        other = true;
+        if (each) pass();
+      }
+      while (fb) {  // the logged arrivals and the released ones, by job index
+        const bool logged = next < n && w.jobs[next].submit == now;
+        const bool rel = !released.empty() && released.front().t == now;
+        if (!logged && !rel) break;
+        JobHandle h;
+        if (rel && (!logged || released.front().h < next)) {
+          h = released.front().h;
+          std::pop_heap(released.begin(), released.end(), std::greater<Termination>());
+          released.pop_back();
+        } else {
+          h = JobHandle(next);
+          next = skip_linked(next + 1);
+        }
+        ++stats.events;
+        arrive(h);
         other = true;
         if (each) pass();
       }
@@ -225,6 +328,16 @@ struct Simulator::Impl : PredictionBook::Listener {
     r.config = cfg;
     r.jobs = std::move(out);
     r.stats = stats;
+    if (fb) {
+      r.feedback = links.report;
+      r.feedback.not_submitted = not_submitted;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (sub[i] < 0) continue;
+        r.feedback.earlier += sub[i] < w.jobs[i].submit;
+        r.feedback.later += sub[i] > w.jobs[i].submit;
+      }
+      r.submitted = std::move(sub);
+    }
     return r;
   }
 };

@@ -163,6 +163,8 @@ bool Converter::add(const swf::Record& r) {
   j.size = size;
   j.user = r.user >= 0 ? r.user : kNoUser;
   j.completed = r.status == 1 || r.status == -1;
+  j.preceding = r.preceding;
+  j.think = r.think;
   if (opt_.keep_records) {
     j.record = static_cast<std::uint32_t>(w_.records.size());
     w_.records.push_back(r);

@@ -21,10 +21,12 @@
 // compute from the per-job outcomes: the simulator's queue and processor
 // accounting against its own results.
 //
-// The closed-loop replay (issue 13 point 2, --feedback: a job with a
-// preceding job is submitted its think time after that job ends) will plug
-// in here when it exists: the same observer over the closed run, plus the
-// closed form of Little's law, mean response = N / X - mean think time.
+// The closed-loop replay (--feedback: a job with a preceding job is
+// submitted its think time after that job ends, or when the session model's
+// user decides) is checked the same way: the same observer over the closed
+// run, with the arrivals the run itself made (RunResult::submitted) and the
+// measured window of the workload it made (realized_workload). Both laws
+// must hold there too, within 1%, under EASY and CREASY.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -34,7 +36,10 @@
 #include <string>
 
 #include "easypp/config.h"
+#include "easypp/sim/feedback.h"
+#include "easypp/sim/generator.h"
 #include "easypp/sim/metrics.h"
+#include "easypp/sim/session_model.h"
 #include "easypp/sim/simulator.h"
 #include "easypp/sim/workload.h"
 #include "workloads.h"
@@ -98,23 +103,27 @@ class OperationalLawsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(OperationalLawsTest);
   CPPUNIT_TEST(testOpenReplays);
   CPPUNIT_TEST(testTinyReplayByHand);
+  CPPUNIT_TEST(testClosedLoopReplays);
   CPPUNIT_TEST_SUITE_END();
 
   // Replays w under `spec`, checks the identities, returns both sides of
   // both laws over the measured window.
-  static LawCheck check(const Workload& w, const std::string& spec) {
+  static LawCheck check(const Workload& w, const std::string& spec, SimOptions so = {}) {
     std::string err;
     const auto cfg = parse_scheduler_spec(spec, {}, &err);
     CPPUNIT_ASSERT_MESSAGE(err, cfg.has_value());
     // The window comes from a first run (the measured window depends on the
     // schedule only through the end of the warm-up); the observer watches a
     // second, identical run (replays are deterministic).
-    const RunResult first = Simulator(w, *cfg).run();
-    const Metrics m = compute_metrics(w, first);
+    const RunResult first = Simulator(w, *cfg, so).run();
+    RunResult made;
+    const Workload v = realized_workload(w, first, &made);
+    const Metrics m = compute_metrics(v, made);
     const Time w0 = m.window_start, w1 = m.window_end;
     CPPUNIT_ASSERT(w1 > w0);
     LawObserver obs(w0, w1);
-    const RunResult r = Simulator(w, *cfg).run(&obs);
+    const RunResult r = Simulator(w, *cfg, so).run(&obs);
+    CPPUNIT_ASSERT(r.submitted == first.submitted);
     Time last_end = 0;
     for (const JobOutcome& o : r.jobs) last_end = std::max(last_end, o.end);
     obs.finish(last_end);
@@ -126,11 +135,16 @@ class OperationalLawsTest : public CppUnit::TestFixture {
       const Job& j = w.jobs[i];
       const JobOutcome& o = r.jobs[i];
       CPPUNIT_ASSERT(o.start == first.jobs[i].start);
-      const Time lo = std::max(j.submit, w0), hi = std::min(o.start, w1);
+      const Time submit = r.submitted.empty() ? j.submit : r.submitted[i];
+      if (submit < 0) {  // never submitted (past the session model's horizon)
+        CPPUNIT_ASSERT(o.start < 0 && o.end < 0);
+        continue;
+      }
+      const Time lo = std::max(submit, w0), hi = std::min(o.start, w1);
       if (hi > lo) waits_in_window += double(hi - lo);
-      if (j.submit >= w0 && j.submit <= w1) {
+      if (submit >= w0 && submit <= w1) {
         ++arrivals;
-        wait_sum += double(o.start - j.submit);
+        wait_sum += double(o.start - submit);
       }
       if (o.end >= w0 && o.end <= w1) {
         ++completions;
@@ -168,6 +182,36 @@ class OperationalLawsTest : public CppUnit::TestFixture {
       for (const char* spec : {"easy", "easy++", "easy++:predictor=regression:window=8", "conservative"}) {
         const LawCheck c = check(w, spec);
         const std::string what = std::string(name) + " " + spec;
+        expect_within(what + ": Little's law", c.lambda_w, c.L, 0.01);
+        expect_within(what + ": utilization law", c.x_s, c.U, 0.01);
+      }
+    }
+  }
+
+  // Closed loops: the synthetic workload's sequential sessions replayed by
+  // their links (fields 17, 18), and the session model's site, whose users
+  // react to response times; under EASY, EASY++ and CREASY.
+  void testClosedLoopReplays() {
+    SimOptions so;
+    so.feedback = true;
+    GeneratorConfig g;
+    g.jobs = 6000;
+    g.procs = 64;
+    g.users = 60;
+    const Workload synth = generate_workload(g, {});
+    SessionModelConfig sc;
+    sc.users = 120;
+    sc.days = 21;
+    sc.procs = 64;
+    const Workload site = generate_session_workload(sc, {});
+    for (const Workload* w : {&synth, &site}) {
+      for (const char* spec : {"easy", "easy++", "easy:queue-order=creasy"}) {
+        // Really closed: jobs follow others, and the schedule moved them.
+        const RunResult r = Simulator(*w, *parse_scheduler_spec(spec, {}, nullptr), so).run();
+        CPPUNIT_ASSERT(r.feedback.linked > w->jobs.size() / 10);
+        CPPUNIT_ASSERT(r.feedback.later > 0);
+        const LawCheck c = check(*w, spec, so);
+        const std::string what = w->source + " " + spec + " --feedback";
         expect_within(what + ": Little's law", c.lambda_w, c.L, 0.01);
         expect_within(what + ": utilization law", c.x_s, c.U, 0.01);
       }

@@ -17,6 +17,7 @@
 
 #include "easypp/queue.h"
 #include "easypp/correction.h"
+#include "easypp/creasy.h"
 #include "easypp/predictor.h"
 #include "easypp/selective.h"
 #include "easypp/types.h"
@@ -110,6 +111,7 @@ enum class PlanWith {
 enum class QueueOrder {
   Arrival,   ///< FCFS (Slurm: priority order)
   Estimate,  ///< SJF: the queue itself sorted by estimate
+  Creasy,    ///< CREASY: by alpha * criticality + seniority (creasy.h), re-sorted every pass
 };
 
 struct SchedulerConfig {
@@ -118,6 +120,7 @@ struct SchedulerConfig {
   double estimate_factor = 1.0;  ///< x2: plan with 2 x estimate
   CorrectionPolicy correction = CorrectionPolicy::Estimate;
   QueueOrder queue_order = QueueOrder::Arrival;
+  CreasyConfig creasy;  ///< queue-order=creasy's constants (creasy-alpha)
   PolicyConfig policy;
   PredictorConfig predictor;
   /// Forget a user's history once the user has had no job for this many
@@ -150,7 +153,7 @@ std::optional<SchedulerConfig> preset(std::string_view name);
 std::vector<std::string> preset_names();
 
 /// Every knob, in a fixed order: plan, estimate-factor, correction,
-/// backfill, sjbf, queue-order, reservations, safe, safe-after,
+/// backfill, sjbf, queue-order, creasy-alpha, reservations, safe, safe-after,
 /// safe-after-delay, safe-after-xfactor, max-delay, selective, sel-scale,
 /// sel-short, sel-narrow, predictor, window,
 /// metric, ewma-alpha, history-type, fullness, fallback, rounding,

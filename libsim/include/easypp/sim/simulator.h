@@ -63,6 +63,26 @@ struct SimOptions {
   /// A pass when only corrections happened at a timestamp. Off: corrected
   /// values take effect at the next arrival's or termination's pass.
   bool pass_after_correction = true;
+  /// Closed-loop replay (--feedback, docs/closed-loop.md): a job with a
+  /// preceding job (SWF fields 17, 18) is submitted its think time after
+  /// that job ends in this replay's schedule (or when the workload's
+  /// session model says), not at its logged time.
+  bool feedback = false;
+};
+
+/// What a feedback replay did with the links of fields 17 and 18.
+struct FeedbackReport {
+  std::uint64_t linked = 0;       ///< submitted after their preceding job
+  std::uint64_t independent = 0;  ///< no preceding job (field 17 is -1)
+  // Fallbacks to the logged submit time, by reason:
+  std::uint64_t missing = 0;      ///< the preceding job is not in the workload
+  std::uint64_t not_earlier = 0;  ///< ... is not earlier in the log (a loop)
+  std::uint64_t no_think = 0;     ///< the think time (field 18) is unknown
+  // Outcomes (per run):
+  std::uint64_t not_submitted = 0;    ///< past the session model's horizon
+  std::uint64_t earlier = 0;          ///< submitted before their logged time
+  std::uint64_t later = 0;            ///< submitted after it
+  std::uint64_t fallbacks() const { return missing + not_earlier + no_think; }
 };
 
 struct SimStats {
@@ -79,6 +99,10 @@ struct RunResult {
   SchedulerConfig config;
   std::vector<JobOutcome> jobs;  ///< parallel to Workload::jobs
   SimStats stats;
+  /// Feedback replays only: each job's submit time in this replay (-1: never
+  /// submitted), parallel to Workload::jobs; empty otherwise.
+  std::vector<Time> submitted;
+  FeedbackReport feedback;
 };
 
 class Simulator {

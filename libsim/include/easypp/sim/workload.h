@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "easypp/types.h"
 
 namespace easypp {
+
+struct SessionModel;
 
 /// One job as the simulator sees it.
 struct Job {
@@ -25,6 +28,10 @@ struct Job {
   bool completed = true;
   std::uint32_t record = ~0u;  ///< index into Workload::records, if kept
   bool flurry = false;   ///< part of a detected flurry
+  /// Field 17, the preceding job's number (-1: none), and field 18, the
+  /// think time after it ends (-1: unknown): what --feedback replays.
+  std::int64_t preceding = -1;
+  Time think = -1;
 };
 
 enum class SizeFrom { Allocated, Requested };
@@ -76,6 +83,10 @@ struct Workload {
   std::vector<swf::Record> records;  ///< only with keep_records
   WorkloadReport report;
   std::vector<swf::Diagnostic> diagnostics;  ///< messages kept (capped)
+  /// The paper's user-session model (session_model.h) when the workload
+  /// comes from it (--workload sessions:...): under --feedback it decides
+  /// think times from simulated response times. Null otherwise.
+  std::shared_ptr<const SessionModel> sessions;
 };
 
 /// Read and convert. Throws swf::Error on a fatal problem (unreadable file,
