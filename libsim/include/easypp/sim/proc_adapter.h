@@ -48,8 +48,8 @@ class ProcAdapter {
     start(h, size, end_bound, true);
     return true;
   }
-  bool can_start_more() const { return res_.free() > 0; }
-  std::int64_t free_width() const { return res_.free(); }
+  bool can_start_more() const { return res_.start_width() > 0; }
+  std::int64_t free_width() const { return res_.start_width(); }
   std::int64_t extra_width() const { return res_.extra(); }
   bool may_continue() { return true; }
 

@@ -44,6 +44,16 @@ class ProcResources {
   void start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end);
 
   std::int64_t extra() const { return extra_; }
+  /// Upper bound of the width that may still start now in this pass: the
+  /// free processors, and once the profile exists (two or more
+  /// reservations) what the reservations and starts of this pass left of
+  /// its first segment (may_backfill refuses anything wider). Conservative
+  /// passes stop once it is below every waiting job's width instead of
+  /// reserving for the rest of the queue (reservations that change no
+  /// decision of the pass).
+  std::int64_t start_width() const {
+    return profile_ && segs_.front().free < free_ ? segs_.front().free : free_;
+  }
 
  private:
   struct Run {

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Harness cost against the parse floor (issue 9 point 2).
+
+    floor_bench.py [--repeat N] [--presets LIST] [--scale] [LOG...]
+
+For every LOG (default: every *.swf and *.swf.gz under $WORKLOADS and its
+subdirectories), measures the parse floor: the CPU time (user + system, of
+the whole process, from wait4()) of `easypp-sim -q -w LOG --parse-only`,
+which reads and parses the log and replays nothing. Then, per preset (default:
+every preset easypp-sim --help lists), the CPU time of the whole process
+`easypp-sim -q -w LOG -s PRESET` (read, replay, report) and its ratio to the
+floor. Each figure is the smallest of --repeat runs (default 3; three times as
+many for figures under 0.2 s): the machine
+is shared, and the smallest CPU time is the least disturbed one.
+
+The targets (printed, never asserted): every cell within 3x its log's floor,
+no cell above 2 s of CPU. Cells over either are marked and counted.
+
+--scale also replays a synthetic workload (the built-in generator,
+easypp-gen's, at load 1.2) of 100,000 and of 1,000,000 jobs under easy++ and
+prints the CPU per job of each and their ratio (target: the 1M one within 2x
+of the 100k one's per-job cost).
+
+Environment: WORKLOADS (default ../shared/workloads), EASYPP_SIM (default the
+build tree's tools/easypp-sim).
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+
+
+def cpu_of(cmd):
+    """Run cmd with its output discarded; (cpu seconds, peak RSS MB, status, stderr).
+
+    Under /usr/bin/time, which writes the command's peak RSS: a child forked
+    from this Python process would report Python's peak as its own (Linux
+    keeps the larger of the two across exec). The CPU time comes from
+    wait4() on /usr/bin/time, which includes the command's (microseconds;
+    /usr/bin/time itself costs well under a millisecond)."""
+    with tempfile.NamedTemporaryFile("r") as rss:
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + cmd,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        lines = rss.read().split()
+        peak = int(lines[-1]) / 1024.0 if lines and lines[-1].isdigit() else float("nan")
+    return ru.ru_utime + ru.ru_stime, peak, p.returncode, err
+
+
+def best_of(cmd, repeat):
+    best = None
+    runs = 0
+    while runs < repeat or (best[0] < 0.2 and runs < 3 * repeat):  # small: more samples
+        runs += 1
+        cpu, rss, rc, err = cpu_of(cmd)
+        if rc != 0:
+            raise RuntimeError("%s: exit status %d: %s" % (" ".join(cmd), rc, err.strip()))
+        if best is None or cpu < best[0]:
+            best = (cpu, rss)
+    return best
+
+
+def presets_of(sim):
+    """The preset names from easypp-sim --help ("Presets: a, b, ... and site")."""
+    text = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
+    m = re.search(r"Presets:(.*?)\(the", text, re.S)
+    if not m:
+        raise RuntimeError("no preset list in %s --help" % sim)
+    words = re.split(r"[\s,]+", m.group(1).replace(" and ", " "))
+    return [w for w in words if w and w != "and"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--presets", default="")
+    ap.add_argument("--scale", action="store_true")
+    ap.add_argument("--scale-only", action="store_true")
+    ap.add_argument("logs", nargs="*")
+    a = ap.parse_args()
+    workloads = os.environ.get("WORKLOADS", os.path.join(HERE, "..", "..", "shared", "workloads"))
+    sim = os.environ.get("EASYPP_SIM", os.path.join(HERE, "..", "tools", "easypp-sim"))
+    if not os.access(sim, os.X_OK):
+        print("floor_bench: %s not built (run make)" % sim, file=sys.stderr)
+        return 2
+    presets = a.presets.split(",") if a.presets else presets_of(sim)
+    logs = a.logs or sorted(glob.glob(os.path.join(workloads, "**", "*.swf"), recursive=True) +
+                            glob.glob(os.path.join(workloads, "**", "*.swf.gz"), recursive=True))
+    logs = [l if os.path.isabs(l) or os.path.exists(l) else os.path.join(workloads, l) for l in logs]
+    over = 0
+    cells = 0
+    if not a.scale_only:
+        print("CPU seconds (user + system, whole process, best of %d) per log: the parse floor "
+              "(easypp-sim -q -w LOG --parse-only), then per preset (easypp-sim -q -w LOG -s PRESET) "
+              "CPU and CPU / floor; '*' marks a cell over 3x its floor or over 2 s" % a.repeat)
+        worst = (0.0, "")
+        for log in logs:
+            name = os.path.relpath(log, workloads) if log.startswith(workloads) else log
+            floor, frss = best_of([sim, "-q", "-w", log, "--parse-only"], a.repeat)
+            print("\n%s: parse floor %.3f s CPU (peak %.1f MB)" % (name, floor, frss))
+            print("  %-13s %9s %7s %9s" % ("preset", "CPU(s)", "x floor", "peak MB"))
+            for p in presets:
+                cpu, rss = best_of([sim, "-q", "-w", log, "-s", p], a.repeat)
+                ratio = cpu / floor if floor > 0 else float("inf")
+                bad = ratio > 3 or cpu > 2
+                over += bad
+                cells += 1
+                if ratio > worst[0]:
+                    worst = (ratio, "%s %s" % (name, p))
+                print("  %-13s %9.3f %7.2f %9.1f%s" % (p, cpu, ratio, rss, "  *" if bad else ""))
+            sys.stdout.flush()
+        print("\n%d cells (%d logs x %d presets): %d over 3x the floor or 2 s; largest ratio %.2f (%s)"
+              % (cells, len(logs), len(presets), over, worst[0], worst[1]))
+    if a.scale or a.scale_only:
+        print("\nSynthetic workload at load 1.2 under easy++ (easypp-sim -q -w "
+              "synthetic:seed=1,jobs=N,load=1.2 -s easy++), CPU per job, best of %d:" % a.repeat)
+        per = {}
+        for n in (100000, 1000000):
+            spec = "synthetic:seed=1,jobs=%d,load=1.2" % n
+            floor, _ = best_of([sim, "-q", "-w", spec, "--parse-only"], a.repeat)
+            cpu, rss = best_of([sim, "-q", "-w", spec, "-s", "easy++"], a.repeat)
+            per[n] = cpu / n
+            print("  %8d jobs: generation floor %.3f s, whole process %.3f s CPU = %.2f us/job, "
+                  "peak %.1f MB" % (n, floor, cpu, 1e6 * cpu / n, rss))
+        print("  1M per-job cost / 100k per-job cost: %.2f (target: within 2)" % (per[1000000] / per[100000]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
