@@ -46,9 +46,10 @@ BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config
 # What only the tests need: CppUnit, matplotlib (easypp-sim --report), the
 # Slurm daemons the integration tests start on localhost (never
 # slurm-wlm-emulator: it replaces the real daemons), MariaDB, slurmdbd,
-# slurmrestd and the JWT plugin for the accounting tests.
+# slurmrestd and the JWT plugin for the accounting tests; libmunge-dev for
+# the front-end Slurm of the large benchmark (bench/build-frontend-slurm.sh).
 TEST_PACKAGES="libcppunit-dev python3-matplotlib
-  slurmctld slurmd slurm-client munge
+  slurmctld slurmd slurm-client munge libmunge-dev
   mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
 case $what in
   test|deps) PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES" ;;

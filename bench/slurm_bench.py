@@ -66,7 +66,16 @@ import cluster  # noqa: E402
 
 BF = "sched/backfill"
 EP = "sched/easypp"
-SHORT = {BF: "backfill", EP: "easypp"}
+# The schedulers compared (--schedulers), each a SchedulerType and settings:
+#   backfill    sched/backfill, matched limits, a reservation for every job
+#               it reaches (Slurm's default bf_job_part_count_reserve=0)
+#   bf-min      sched/backfill planning as few jobs as it can:
+#               bf_job_part_count_reserve=1 (one reservation per partition,
+#               like EASY), the same matched limits
+#   easypp      sched/easypp (the plugin under test)
+#   easypp-old  sched/easypp from --plugin-before DIR (an earlier build)
+KIND = {"backfill": BF, "bf-min": BF, "easypp": EP, "easypp-old": EP}
+SHORT = {k: k for k in KIND}
 THREAD_NAME = {BF: "bckfl", EP: "easypp"}
 BLOCKER_SLEEP = 10 ** 6  # seconds: blockers never end by themselves
 
@@ -84,14 +93,18 @@ def say(msg):
 
 def scheduler_parameters(sched, a):
     """Comparable SchedulerParameters: same interval, max jobs tested, time
-    budget and lock-yield settings; the main scheduler's the same for both."""
+    budget and lock-yield settings; the main scheduler's the same for both.
+    `sched` is a label of KIND."""
     common = ["sched_interval=%d" % a.sched_interval]
+    label, sched = sched, KIND[sched]
     if sched == BF:
         p = ["bf_interval=%d" % a.interval, "bf_max_job_test=%d" % a.max_job_test,
              "bf_max_time=%d" % a.max_time, "bf_yield_interval=%d" % a.yield_interval,
              "bf_yield_sleep=%d" % a.yield_sleep]
         if a.bf_window:
             p.append("bf_window=%d" % a.bf_window)
+        if label == "bf-min":
+            p.append("bf_job_part_count_reserve=1")
     else:
         p = ["easypp_interval=%d" % a.interval, "easypp_max_job_test=%d" % a.max_job_test,
              "easypp_max_time=%d" % a.max_time,
@@ -204,10 +217,28 @@ class Bench:
             argv.append("--hold")
         return argv + spec.opts + ["--wrap", "sleep %d" % spec.runtime]
 
+    def hold_argv(self, limit, node, ntasks, name):
+        """A job that holds `ntasks` CPUs of `node` for `limit` minutes and
+        does nothing. On a front-end Slurm an allocation without a shell
+        (salloc --no-shell): no process at all on the one slurmd, so
+        thousands can run; else a batch job sleeping."""
+        if cluster.front_end():
+            return ["salloc", "--no-shell", "--time=%d" % limit, "--job-name=%s" % name,
+                    "--nodes=1", "--nodelist=%s" % node, "--ntasks=%d" % ntasks]
+        return ["sbatch", "--parsable", "--time=%d" % limit, "--job-name=%s" % name,
+                "--output=/dev/null", "--chdir=%s" % self.c.path("out"), "--nodes=1",
+                "--nodelist=%s" % node, "--ntasks=%d" % ntasks,
+                "--wrap", "sleep %d" % BLOCKER_SLEEP]
+
     def submit_one(self, argv):
         last = None
         for attempt in range(5):
             p = cluster.run(argv, timeout=60, check=False, env=self.c.env())
+            if p.returncode == 0 and argv[0] == "salloc":
+                m = re.search(r"Granted job allocation (\d+)", p.stdout + p.stderr)
+                if not m:
+                    raise BenchError("salloc printed %r" % (p.stdout + p.stderr))
+                return int(m.group(1))
             if p.returncode == 0:
                 try:
                     return int(p.stdout.strip().split(";")[0])
@@ -245,6 +276,67 @@ class Bench:
         say("submitted %d %s jobs in %.1fs (%.0f/s, sbatch %.0f ms mean, %d in parallel)" % (
             len(argvs), label, dt, rec["jobs_per_second"] or 0, rec["sbatch_mean_ms"] or 0,
             self.a.submitters))
+        return ids
+
+    def build_submitter(self):
+        """bench/submit_many.c compiled against the Slurm in use: one RPC per
+        job from a few threads, no process per job (sbatch manages some
+        30-50 jobs a second here under load). None if it cannot be built."""
+        if self.a.sbatch_only:
+            return None
+        d = tempfile.mkdtemp(prefix="easypp-bench-submit-")
+        self.submit_dir = d
+        exe = os.path.join(d, "submit_many")
+        argv = ["cc", "-O2", "-Wall", "-pthread", "-o", exe, os.path.join(HERE, "submit_many.c")]
+        if cluster.SLURM_PREFIX:
+            lib = os.path.join(cluster.SLURM_PREFIX, "lib")
+            argv += ["-L", lib, "-Wl,-rpath," + lib]
+        argv.append("-lslurm")
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode != 0:
+            say("submit_many not built (%s): sbatch it is" % p.stderr.strip()[-300:])
+            return None
+        self.submitter = exe
+        return exe
+
+    def submit_specs(self, specs, name, label):
+        """Submit Specs (batch jobs sleeping their runtime) through
+        submit_many, or sbatch when it is not available."""
+        if not getattr(self, "submitter", None):
+            return self.submit_many([self.sbatch_argv(sp, name) for sp in specs], label)
+        import pwd
+        lines = []
+        for sp in specs:
+            o = " ".join(sp.opts)
+            nodes = re.search(r"--nodes=(\d+)", o)
+            nt = re.search(r"--ntasks=(\d+)", o)
+            tpn = re.search(r"--ntasks-per-node=(\d+)", o)
+            cpt = re.search(r"--cpus-per-task=(\d+)", o)
+            nodes = int(nodes.group(1)) if nodes else 0
+            tpn = int(tpn.group(1)) if tpn else 0
+            ntasks = int(nt.group(1)) if nt else nodes * tpn
+            pw = pwd.getpwnam(sp.user)
+            lines.append("%d %d %d %d %d %d %d %d %d %s" % (
+                pw.pw_uid, pw.pw_gid, sp.limit, nodes, ntasks,
+                int(cpt.group(1)) if cpt else 0, tpn, 1 if "--exclusive" in o else 0,
+                sp.runtime, name))
+        t0 = time.time()
+        p = subprocess.run([self.submitter, str(self.a.submit_threads), self.c.path("out")],
+                           input="\n".join(lines) + "\n", capture_output=True, text=True,
+                           env=self.c.env(), timeout=3600)
+        dt = time.time() - t0
+        if p.returncode != 0:
+            raise BenchError("submit_many: %s" % p.stderr.strip()[-2000:])
+        ids = [int(x) for x in p.stdout.split()]
+        if len(ids) != len(specs):
+            raise BenchError("submit_many returned %d ids for %d jobs" % (len(ids), len(specs)))
+        rec = {"jobs": len(specs), "seconds": round(dt, 2),
+               "jobs_per_second": round(len(specs) / dt, 1) if dt > 0 else None,
+               "sbatch_mean_ms": None, "sbatch_p95_ms": None,
+               "submitters": self.a.submit_threads, "via": "submit_many"}
+        self.results["submissions"].setdefault(label, []).append(rec)
+        say("submitted %d %s jobs in %.1fs (%.0f/s, submit_many, %d threads)" % (
+            len(specs), label, dt, rec["jobs_per_second"] or 0, self.a.submit_threads))
         return ids
 
     def job_states(self):
@@ -362,11 +454,14 @@ class Bench:
             uids = cluster.ensure_users(self.users)
         self.uids = uids
         self.c = cluster.Cluster(
-            scheduler=BF, nodes=a.nodes, cpus=a.cpus,
-            scheduler_parameters=scheduler_parameters(BF, a),
+            scheduler=KIND[a.schedulers[0]], nodes=a.nodes, cpus=a.cpus,
+            scheduler_parameters=scheduler_parameters(a.schedulers[0], a),
             min_job_age=a.min_job_age, debug="debug", debug_flags="",
             extra_conf="MaxJobCount=%d" % max(10000, 4 * (a.jobs + a.flow_jobs) + 1000),
             plugin_dir=self.plugin_copy)
+        if KIND[a.schedulers[0]] == EP:
+            self.c.debug_flags = "Backfill"
+        self.current = a.schedulers[0]
         self.c.start()
         self.c.users.update(uids)
 
@@ -379,10 +474,12 @@ class Bench:
         offset = os.path.getsize(c.ctld_log)
 
         def rewrite():
-            c.scheduler = sched
+            c.scheduler = KIND[sched]
             # easypp's cycle lines are DebugFlags=Backfill lines; sched/backfill
             # runs without the flag (its own flagged logging would slow it).
-            c.debug_flags = "Backfill" if sched == EP else ""
+            c.debug_flags = "Backfill" if KIND[sched] == EP else ""
+            c.plugin_dir = (self.a.plugin_before if sched == "easypp-old"
+                            else self.plugin_copy)
             c.scheduler_parameters = scheduler_parameters(sched, self.a)
             c.write_conf()
 
@@ -407,6 +504,7 @@ class Bench:
             if not c.slurmctld_alive():
                 raise BenchError("slurmctld died\n%s" % cluster.tail(c.ctld_log))
             time.sleep(0.3)
+        self.current = sched
         say("slurmctld restarted under %s, all nodes registered in %.1fs" % (
             sched, time.time() - t0))
 
@@ -420,6 +518,8 @@ class Bench:
             self.c.stop(keep_dir=self.a.keep)
         if self.plugin_copy:
             shutil.rmtree(self.plugin_copy, ignore_errors=True)
+        if getattr(self, "submit_dir", None):
+            shutil.rmtree(self.submit_dir, ignore_errors=True)
 
     # -- CPU time of the scheduler thread --
     def thread_cpu(self, sched):
@@ -431,7 +531,7 @@ class Bench:
             for tid in os.listdir("/proc/%d/task" % pid):
                 try:
                     with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                        if f.read().strip() != THREAD_NAME[sched]:
+                        if f.read().strip() != THREAD_NAME[KIND[sched]]:
                             continue
                     with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
                         s = f.read()
@@ -487,6 +587,10 @@ def parse_easypp_cycle(rest):
            "started": int(m.group(1)) if m else 0, "started_backfill": int(m.group(2)) if m else 0,
            "reservations": int(d.get("reservations", 0)), "yields": int(d.get("yields", 0)),
            "seconds": int(d.get("time", "0us").rstrip("us")) / 1e6,
+           # locks held (yield sleeps excluded); correction cycles: how late
+           # after the prediction's expiry the cycle began (-1: not one)
+           "locked": int(d["locked"].rstrip("us")) / 1e6 if "locked" in d else None,
+           "late": int(d["late"].rstrip("us")) / 1e6 if "late" in d else None,
            "interrupted": "(interrupted)" in rest}
     return out
 
@@ -537,10 +641,10 @@ class Monitor:
                     self.nudge()
             except Exception as e:  # noqa: BLE001 - reported by wait()
                 self.error = e
-            self.stop_ev.wait(0.25 if self.sched == EP else 0.4)
+            self.stop_ev.wait(0.25 if KIND[self.sched] == EP else 0.4)
 
     def poll(self):
-        if self.sched == EP:
+        if KIND[self.sched] == EP:
             with open(self.b.c.ctld_log, "rb") as f:
                 f.seek(self.offset)
                 data = f.read()
@@ -583,6 +687,9 @@ class Monitor:
         if total == ptotal:
             return
         cyc = {"seconds": d.get("bf:Last cycle", 0) / 1e6,
+               # sdiag's backfill cycle leaves out the lock-yield sleeps: the
+               # time it held the locks (after build_job_queue)
+               "locked": d.get("bf:Last cycle", 0) / 1e6,
                "tested": d.get("bf:Last depth cycle (try sched)", 0),
                "depth": d.get("bf:Last depth cycle", 0),
                "queue": d.get("bf:Last queue length", 0),
@@ -629,17 +736,37 @@ class Monitor:
         self.t.join(5)
 
 
+def p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))] if xs else None
+
+
 def summarize(cycles):
     secs = [c["seconds"] for c in cycles]
     tested = [c["tested"] for c in cycles]
     if not secs:
         return {"cycles": 0}
     tot = sum(secs)
+    locked = [c["locked"] for c in cycles if c.get("locked") is not None]
+    # sched/easypp only: from a prediction's expiry to the end of the
+    # correction cycle that planned again (late start + the cycle)
+    delay = [c["late"] + c["seconds"] for c in cycles
+             if c.get("trigger") == "correction" and (c.get("late") or -1) >= 0]
     return {"cycles": len(secs),
             "mean_ms": 1000 * statistics.mean(secs),
             "median_ms": 1000 * statistics.median(secs),
+            "p95_ms": 1000 * p95(secs),
             "max_ms": 1000 * max(secs),
             "min_ms": 1000 * min(secs),
+            "locked_mean_ms": 1000 * statistics.mean(locked) if locked else None,
+            "locked_p95_ms": 1000 * p95(locked) if locked else None,
+            "locked_max_ms": 1000 * max(locked) if locked else None,
+            "tested_total": sum(tested),
+            "started_total": sum(c.get("started", 0) for c in cycles),
+            "corrections": len(delay),
+            "expiry_delay_mean_ms": 1000 * statistics.mean(delay) if delay else None,
+            "expiry_delay_p95_ms": 1000 * p95(delay) if delay else None,
+            "expiry_delay_max_ms": 1000 * max(delay) if delay else None,
             "tested_per_cycle": statistics.mean(tested),
             "tested_per_second": (sum(tested) / tot) if tot > 0 else None,
             "started_per_cycle": statistics.mean([c.get("started", 0) for c in cycles])}
@@ -651,7 +778,7 @@ def run_phase(b, sched, scenario, rep, profile=False):
     """Restart under `sched`, skip the warm-up cycles, then record
     --cycles cycles of the unchanged queue."""
     a = b.a
-    if b.c.scheduler != sched or not a.quick:
+    if b.current != sched or not a.quick:
         b.switch(sched)
     b.wait_nodes(("alloc", "mix"))
     mon = Monitor(b, sched, nudge_job=b.blockers[0] if a.nudge else None)
@@ -660,7 +787,7 @@ def run_phase(b, sched, scenario, rep, profile=False):
         budget = a.interval + a.max_time + 10
         mon.wait(a.warmup, 0, timeout=(a.warmup + 1) * budget + 60)
         b.c.client("sdiag", "-r")
-        st0 = b.c.status() if sched == EP else None
+        st0 = b.c.status() if KIND[sched] == EP else None
         cpu0 = b.thread_cpu(sched)
         start = mon.mark()
         if profile:
@@ -672,7 +799,7 @@ def run_phase(b, sched, scenario, rep, profile=False):
         n_cpu = max(1, mon.count() - start)
         cycles = mon.since(start)[:a.cycles]
         sd = parse_sdiag(b.c.client("sdiag").stdout)
-        st1 = b.c.status() if sched == EP else None
+        st1 = b.c.status() if KIND[sched] == EP else None
     finally:
         mon.close()
         if perf is not None:
@@ -680,11 +807,14 @@ def run_phase(b, sched, scenario, rep, profile=False):
     s = summarize(cycles)
     s.update({"scenario": scenario, "scheduler": sched, "rep": rep, "wall_s": wall,
               "missed": mon.missed, "profiled": profile, "nudges": mon.nudges})
+    if wall > 0 and s["cycles"]:
+        s["tested_per_min"] = 60.0 * s["tested_total"] / wall
+        s["started_per_min"] = 60.0 * s["started_total"] / wall
     if cpu0[0] is not None and cpu1[0] is not None:
         s["thread_cpu_ms_per_cycle"] = 1000 * (cpu1[0] - cpu0[0]) / n_cpu
     if cpu0[1] is not None and cpu1[1] is not None:
         s["ctld_cpu_share"] = (cpu1[1] - cpu0[1]) / wall if wall > 0 else None
-    if sched == BF:
+    if KIND[sched] == BF:
         s["sdiag"] = {k[3:]: v for k, v in sd.items() if k.startswith("bf:")}
         s["depth_per_cycle"] = statistics.mean([c["depth"] for c in cycles]) if cycles else None
         s["queue"] = cycles[-1]["queue"] if cycles else None
@@ -716,14 +846,14 @@ def start_perf(b, sched, scenario):
     for t in os.listdir("/proc/%d/task" % pid):
         try:
             with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
-                if f.read().strip() == THREAD_NAME[sched]:
+                if f.read().strip() == THREAD_NAME[KIND[sched]]:
                     tid = t
         except OSError:
             pass
     out = os.path.join(b.a.out or tempfile.gettempdir(),
                        "perf-%s-%s.data" % (scenario, SHORT[sched]))
     # backfill's cycles are long: a lower rate keeps the DWARF stacks small
-    argv = ["perf", "record", "-q", "-F", "1999" if sched == EP else "499",
+    argv = ["perf", "record", "-q", "-F", "1999" if KIND[sched] == EP else "499",
             "--call-graph", "dwarf,8192", "-o", out]
     argv += ["-t", tid] if tid else ["-p", str(pid)]
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -781,13 +911,8 @@ def setup_blocked(b):
     blk, fil = [], []
     for i, n in enumerate(c.node_names()):
         limit = 120 * (1 + i % 9)
-        blk.append(["sbatch", "--parsable", "--time=%d" % limit, "--job-name=blocker",
-                    "--output=/dev/null", "--chdir=%s" % c.path("out"), "--nodes=1",
-                    "--nodelist=%s" % n, "--ntasks=%d" % (a.cpus - 2),
-                    "--wrap", "sleep %d" % BLOCKER_SLEEP])
-        fil.append(["sbatch", "--parsable", "--time=1200", "--job-name=filler",
-                    "--output=/dev/null", "--chdir=%s" % c.path("out"), "--nodes=1",
-                    "--nodelist=%s" % n, "--ntasks=2", "--wrap", "sleep %d" % BLOCKER_SLEEP])
+        blk.append(b.hold_argv(limit, n, a.cpus - 2, "blocker"))
+        fil.append(b.hold_argv(1200, n, 2, "filler"))
     b.blockers = b.submit_many(blk, "blockers")
     b.fillers = b.submit_many(fil, "fillers")
     b.wait_running(b.blockers + b.fillers)
@@ -797,7 +922,7 @@ def setup_blocked(b):
     kinds = {}
     for s in specs:
         kinds[s.kind] = kinds.get(s.kind, 0) + 1
-    b.queue = b.submit_many([b.sbatch_argv(s, "q") for s in specs], "queue")
+    b.queue = b.submit_specs(specs, "q", "queue")
     widths = [s.width(a.cpus) for s in specs]
     b.results["queue"] = {"jobs": len(specs), "kinds": kinds,
                           "users": len({s.user for s in specs}),
@@ -824,7 +949,10 @@ def run_blocked(b, scenario):
     a = b.a
     # --quick starts each scenario with the scheduler already running (one
     # restart less); otherwise backfill first, and the order alternates.
-    order = [BF, EP] if (b.c.scheduler == BF or not a.quick) else [EP, BF]
+    order = list(a.schedulers)
+    if a.quick and b.current in order:  # start with the one running: a restart less
+        order.remove(b.current)
+        order.insert(0, b.current)
     for rep in range(1, a.repeat + 1):
         for sched in (order if rep % 2 else order[::-1]) if a.alternate else order:
             b.results["phases"].append(run_phase(b, sched, scenario, rep))
@@ -849,18 +977,19 @@ def run_flow(b):
                                "limits_min": sorted({s.limit for s in specs})}
     b.cancel_active()  # what is left of the blocked scenarios
     b.wait_nodes(("idle",))
-    for sched in ((EP, BF) if a.quick and b.c.scheduler == EP else (BF, EP)):
-        if b.c.scheduler != sched or not a.quick:
+    order = list(a.schedulers)
+    if a.quick and b.current in order:
+        order.remove(b.current)
+        order.insert(0, b.current)
+    for sched in order:
+        if b.current != sched or not a.quick:
             b.switch(sched)
         b.wait_nodes(("idle",))
-        blk = [["sbatch", "--parsable", "--time=1440", "--job-name=blocker",
-                "--output=/dev/null", "--chdir=%s" % c.path("out"), "--nodes=1",
-                "--nodelist=%s" % n, "--ntasks=%d" % a.cpus, "--wrap", "sleep %d" % BLOCKER_SLEEP]
-               for n in c.node_names()]
+        blk = [b.hold_argv(1440, n, a.cpus, "blocker") for n in c.node_names()]
         blockers = b.submit_many(blk, "flow-blockers")
         b.wait_running(blockers)
         mon = Monitor(b, sched)
-        ids = b.submit_many([b.sbatch_argv(s, "flow") for s in specs], "flow-queue")
+        ids = b.submit_specs(specs, "flow", "flow-queue")
         budget = a.interval + a.max_time + 10
         mon.wait(2, mon.mark(), timeout=3 * budget + 60)  # cycles over the blocked queue
         b.c.client("sdiag", "-r")
@@ -884,7 +1013,7 @@ def run_flow(b):
                   "sdiag_jobs_started": sd.get("top:Jobs started"),
                   "sdiag_jobs_completed": sd.get("top:Jobs completed"),
                   "cycles_raw": cycles})
-        if sched == BF:
+        if KIND[sched] == BF:
             s["sdiag"] = {k[3:]: v for k, v in sd.items() if k.startswith("bf:")}
             s["jobs_started_by_scheduler"] = sd.get(
                 "bf:Total backfilled jobs (since last stats cycle start)",
@@ -892,6 +1021,10 @@ def run_flow(b):
         # one definition for both: the scheduler's own total over the window
         # (sdiag's for backfill, the cycle lines' for easypp) per cycle
         s["started_per_cycle"] = (s["jobs_started_by_scheduler"] or 0) / max(1, len(cycles))
+        if wall > 0:
+            s["tested_per_min"] = 60.0 * s.get("tested_total", 0) / wall
+            s["started_per_min"] = 60.0 * (s["jobs_started_by_scheduler"] or 0) / wall
+            s["started_all_per_min"] = 60.0 * started / wall
         if cpu0[0] is not None and cpu1[0] is not None:
             s["thread_cpu_ms_per_cycle"] = 1000 * (cpu1[0] - cpu0[0]) / max(1, len(cycles))
         b.results["phases"].append(s)
@@ -918,6 +1051,7 @@ def pooled(phases):
     cpu = [p.get("thread_cpu_ms_per_cycle") for p in phases if p.get("thread_cpu_ms_per_cycle")]
     s["thread_cpu_ms_per_cycle"] = statistics.mean(cpu) if cpu else None
     s["mean_ms_by_rep"] = [p.get("mean_ms") for p in phases]
+    s["queue"] = phases[-1].get("queue")
     return s
 
 
@@ -936,103 +1070,101 @@ def report(b):
       "yield %d/%d us, max time %ds" % (a.nodes, a.cpus, a.users, a.jobs, a.interval,
                                        a.max_job_test, a.yield_interval, a.yield_sleep,
                                        a.max_time))
+    w("schedulers: %s; Slurm: %s" % (", ".join(a.schedulers), "%s (front end: one slurmd "
+      "serves every node)" % cluster.SLURM_PREFIX if cluster.front_end() else
+      (cluster.SLURM_PREFIX or "the system's")))
     pl = b.results["settings"].get("plugin", {})
     w("plugin: %s (sha256 %s..., tree %s)" % (pl.get("path"), pl.get("sha256_16"), pl.get("tree")))
     for label, recs in b.results["submissions"].items():
         tot = sum(r["jobs"] for r in recs)
         secs = sum(r["seconds"] for r in recs)
+        if recs[0].get("via") == "submit_many":
+            w("submission %-14s %5d jobs in %6.1fs (%5.0f jobs/s, submit_many, %d threads)" % (
+                label, tot, secs, tot / secs if secs else 0, recs[0]["submitters"]))
+            continue
         w("submission %-14s %5d jobs in %6.1fs (%5.0f jobs/s, sbatch mean %s ms, p95 %s ms)" % (
             label, tot, secs, tot / secs if secs else 0,
             fmt(statistics.mean([r["sbatch_mean_ms"] for r in recs])),
             fmt(max(r["sbatch_p95_ms"] for r in recs))))
     phases = [p for p in b.results["phases"] if not p.get("profiled")]
-    for scen in ("full", "frag"):
+    order = [x for x in a.schedulers]
+    desc = {
+        "full": "every CPU busy, nothing can start (pure planning of a blocked queue)",
+        "frag": "2 free CPUs per node that no queued job can use (candidates tested)",
+        "flow": "%d queued jobs, whole-node blockers cancelled at once, %ds observed" % (
+            a.flow_jobs, a.flow_seconds)}
+    for scen in ("full", "frag", "flow"):
         ph = [p for p in phases if p["scenario"] == scen]
         if not ph:
             continue
         w("")
-        w("scenario %s: %s" % (scen, {
-            "full": "every CPU busy, nothing can start (pure planning of a blocked queue)",
-            "frag": "2 free CPUs per node that no queued job can use (candidates tested)"}[scen]))
-        hdr = ("%-9s %4s %6s %9s %9s %9s %9s %9s %10s %9s" % (
-            "scheduler", "rep", "cycles", "mean ms", "median ms", "max ms", "tested/c",
-            "tested/s", "thrCPU ms/c", "queue"))
+        w("scenario %s: %s" % (scen, desc[scen]))
+        hdr = ("%-10s %4s %6s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %8s" % (
+            "scheduler", "rep", "cycles", "mean ms", "p95 ms", "max ms", "lock ms",
+            "lock p95", "lock max", "tested/c", "thrCPU/c", "tested/min", "started/min",
+            "expiry ms", "queue"))
         w(hdr)
         w("-" * len(hdr))
-        for p in sorted(ph, key=lambda p: (p["scheduler"] != BF, p["rep"])):
-            w("%-9s %4d %6d %9s %9s %9s %9s %9s %10s %9s" % (
-                SHORT[p["scheduler"]], p["rep"], p["cycles"], fmt(p.get("mean_ms")),
-                fmt(p.get("median_ms")), fmt(p.get("max_ms")), fmt(p.get("tested_per_cycle")),
-                fmt(p.get("tested_per_second"), 0), fmt(p.get("thread_cpu_ms_per_cycle")),
-                fmt(p.get("queue"))))
         agg = {}
-        for sched in (BF, EP):
+        for sched in order:
             sp = [p for p in ph if p["scheduler"] == sched]
-            if sp:
-                agg[sched] = pooled(sp)
-                g = agg[sched]
-                w("%-9s %4s %6d %9s %9s %9s %9s %9s %10s %9s" % (
-                    SHORT[sched], "all", g["cycles"], fmt(g.get("mean_ms")),
-                    fmt(g.get("median_ms")), fmt(g.get("max_ms")),
-                    fmt(g.get("tested_per_cycle")), fmt(g.get("tested_per_second"), 0),
-                    fmt(g.get("thread_cpu_ms_per_cycle")), ""))
-        if BF in agg and EP in agg and agg[BF].get("mean_ms"):
-            reps = sorted({p["rep"] for p in ph})
-            ratios = []
-            for r in reps:
-                e = [p for p in ph if p["rep"] == r and p["scheduler"] == EP]
-                f = [p for p in ph if p["rep"] == r and p["scheduler"] == BF]
-                if e and f and f[0].get("mean_ms") and e[0].get("mean_ms") is not None:
-                    ratios.append(e[0]["mean_ms"] / f[0]["mean_ms"])
-            r_mean = agg[EP]["mean_ms"] / agg[BF]["mean_ms"]
-            r_med = agg[EP]["median_ms"] / agg[BF]["median_ms"] if agg[BF]["median_ms"] else None
-            cpu_r = (agg[EP]["thread_cpu_ms_per_cycle"] / agg[BF]["thread_cpu_ms_per_cycle"]
-                     if agg[EP].get("thread_cpu_ms_per_cycle") and
-                     agg[BF].get("thread_cpu_ms_per_cycle") else None)
-            w("ratio easypp/backfill: mean cycle %s (per repetition %s), median %s, "
-              "thread CPU per cycle %s" % (
-                  fmt(r_mean, 3), ", ".join(fmt(x, 3) for x in ratios) or "-", fmt(r_med, 3),
-                  fmt(cpu_r, 3)))
-            b.results.setdefault("ratios", {})[scen] = {
-                "mean": r_mean, "median": r_med, "per_rep": ratios, "thread_cpu": cpu_r}
-            for sched in (BF, EP):
-                m = [x for x in agg[sched]["mean_ms_by_rep"] if x is not None]
-                if len(m) > 1:
-                    w("  spread %-8s mean cycle over repetitions: %s .. %s ms" % (
-                        SHORT[sched], fmt(min(m)), fmt(max(m))))
-            w("target (easypp cycle no slower than backfill's): %s" % (
-                "met" if r_mean <= 1.0 else "NOT met"))
-        # the schedulers' own totals over the measured windows, as a cross-check
-        for p in sorted(ph, key=lambda p: (p["scheduler"] != BF, p["rep"])):
-            if p["scheduler"] == BF and p.get("sdiag"):
+            if not sp:
+                continue
+            rows = sorted(sp, key=lambda p: p["rep"])
+            if len(rows) > 1:
+                g = pooled(rows)
+                g["rep"] = "all"
+                wall = sum(p["wall_s"] for p in rows)
+                g["tested_per_min"] = 60.0 * sum(p.get("tested_total", 0) for p in rows) / wall
+                g["started_per_min"] = 60.0 * sum(
+                    (p.get("jobs_started_by_scheduler") if scen == "flow" else
+                     p.get("started_total")) or 0 for p in rows) / wall
+                rows = rows + [g]
+            agg[sched] = rows[-1]
+            for p in rows:
+                w("%-10s %4s %6d %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %8s" % (
+                    sched, p["rep"], p["cycles"], fmt(p.get("mean_ms")), fmt(p.get("p95_ms")),
+                    fmt(p.get("max_ms")), fmt(p.get("locked_mean_ms")),
+                    fmt(p.get("locked_p95_ms")), fmt(p.get("locked_max_ms")),
+                    fmt(p.get("tested_per_cycle")), fmt(p.get("thread_cpu_ms_per_cycle")),
+                    fmt(p.get("tested_per_min"), 0), fmt(p.get("started_per_min"), 1),
+                    "-" if not p.get("corrections") else "%s/%s/%s(%d)" % (
+                        fmt(p.get("expiry_delay_mean_ms"), 0),
+                        fmt(p.get("expiry_delay_p95_ms"), 0),
+                        fmt(p.get("expiry_delay_max_ms"), 0), p["corrections"]),
+                    fmt(p.get("queue"))))
+        if scen == "flow":
+            for p in ph:
+                w("  %-10s jobs started: %s by the scheduler, %s in all (%s/min)" % (
+                    p["scheduler"], fmt(p.get("jobs_started_by_scheduler")),
+                    fmt(p.get("jobs_started_total")), fmt(p.get("started_all_per_min"), 1)))
+        for sched in order:
+            if sched in agg and "easypp" in agg and agg[sched].get("mean_ms") and \
+                    sched != "easypp":
+                e, f = agg["easypp"], agg[sched]
+                ratio = e["mean_ms"] / f["mean_ms"] if f["mean_ms"] else None
+                lr = (e["locked_mean_ms"] / f["locked_mean_ms"]
+                      if e.get("locked_mean_ms") and f.get("locked_mean_ms") else None)
+                w("  ratio easypp/%s: mean cycle %s, mean lock hold %s" % (
+                    sched, fmt(ratio, 3), fmt(lr, 3)))
+                b.results.setdefault("ratios", {}).setdefault(scen, {})[sched] = {
+                    "mean": ratio, "locked": lr}
+        for p in sorted(ph, key=lambda p: (order.index(p["scheduler"]), p["rep"])):
+            if KIND[p["scheduler"]] == BF and p.get("sdiag"):
                 d = p["sdiag"]
-                w("  sdiag    rep %d: Total cycles %s, Mean cycle %s us, Max cycle %s us, "
+                w("  sdiag  %-10s rep %s: Total cycles %s, Mean cycle %s us, Max cycle %s us, "
                   "Depth Mean %s, Depth Mean (try depth) %s, missed polls %d" % (
-                      p["rep"], d.get("Total cycles"), d.get("Mean cycle"), d.get("Max cycle"),
-                      d.get("Depth Mean"), d.get("Depth Mean (try depth)"), p.get("missed", 0)))
-            elif p["scheduler"] == EP and p.get("status_totals"):
+                      p["scheduler"], p["rep"], d.get("Total cycles"), d.get("Mean cycle"),
+                      d.get("Max cycle"), d.get("Depth Mean"), d.get("Depth Mean (try depth)"),
+                      p.get("missed", 0)))
+            elif p.get("status_totals"):
                 t = p["status_totals"]
-                w("  status   rep %d: cycles %s, tested %s, seconds %.4f (mean %.1f ms), "
+                w("  status %-10s rep %s: cycles %s, tested %s, seconds %.4f (mean %.1f ms), "
                   "interrupted %s, yields %s" % (
-                      p["rep"], t.get("cycles"), t.get("tested"), t.get("seconds", 0),
+                      p["scheduler"], p["rep"], t.get("cycles"), t.get("tested"),
+                      t.get("seconds", 0),
                       1000 * t.get("seconds", 0) / max(1, t.get("cycles") or 1),
                       p.get("interrupted"), p.get("yields")))
-    fl = [p for p in phases if p["scenario"] == "flow"]
-    if fl:
-        w("")
-        w("scenario flow: %d queued jobs, whole-node blockers cancelled at once, %ds observed" % (
-            a.flow_jobs, a.flow_seconds))
-        hdr = ("%-9s %6s %9s %9s %9s %9s %11s %11s %11s" % (
-            "scheduler", "cycles", "mean ms", "median ms", "max ms", "tested/c",
-            "started/c", "by sched", "started all"))
-        w(hdr)
-        w("-" * len(hdr))
-        for p in fl:
-            w("%-9s %6d %9s %9s %9s %9s %11s %11s %11s" % (
-                SHORT[p["scheduler"]], p["cycles"], fmt(p.get("mean_ms")), fmt(p.get("median_ms")),
-                fmt(p.get("max_ms")), fmt(p.get("tested_per_cycle")),
-                fmt(p.get("started_per_cycle"), 2), fmt(p.get("jobs_started_by_scheduler")),
-                fmt(p.get("jobs_started_total"))))
     for note in b.results["notes"]:
         w("note: " + note)
     for k, v in b.results.get("profiles", {}).items():
@@ -1066,6 +1198,18 @@ def parse_args(argv):
                    help="small and short: 8 nodes, 5 users, 300 jobs, 3 cycles, 1 repetition, "
                         "interval 2 s, no restart when the scheduler is unchanged "
                         "(checks the script works; < 2 min)")
+    p.add_argument("--scale", action="store_true",
+                   help="large: 2000 nodes, 50000 pending jobs, 4000 running (needs a "
+                        "front-end Slurm: --slurm-prefix), schedulers backfill, bf-min, "
+                        "easypp, 3 cycles, 1 repetition, 16 sbatch in parallel")
+    p.add_argument("--slurm-prefix", default=os.environ.get("EASYPP_SLURM_PREFIX"),
+                   help="a private Slurm build (bench/build-frontend-slurm.sh) instead of "
+                        "the system's; the plugin must be built against PREFIX/build")
+    p.add_argument("--schedulers", default="backfill,easypp",
+                   help="comma list of backfill, bf-min (backfill with "
+                        "bf_job_part_count_reserve=1), easypp, easypp-old (--plugin-before)")
+    p.add_argument("--plugin-before", help="directory of an earlier sched_easypp.so, "
+                                           "measured as scheduler easypp-old")
     p.add_argument("--nodes", type=int, default=48)
     p.add_argument("--cpus", type=int, default=16, help="CPUs per node (>= 4)")
     p.add_argument("--users", type=int, default=20)
@@ -1098,6 +1242,10 @@ def parse_args(argv):
     p.add_argument("--flow-jobs", type=int, default=600)
     p.add_argument("--flow-seconds", type=int, default=120)
     p.add_argument("--submitters", type=int, default=4, help="sbatch processes in parallel")
+    p.add_argument("--submit-threads", type=int, default=4,
+                   help="threads of submit_many (the queue's fast submitter)")
+    p.add_argument("--sbatch-only", action="store_true",
+                   help="queue every job with sbatch, not bench/submit_many.c")
     p.add_argument("--no-nudge", dest="nudge", action="store_false",
                    help="do not touch a running job after each cycle of the frozen queue "
                         "(sched/backfill then skips cycles while nothing changes)")
@@ -1116,6 +1264,18 @@ def parse_args(argv):
         for k, v in defaults.items():
             if getattr(a, k) == p.get_default(k):
                 setattr(a, k, v)
+    if a.scale:
+        defaults = {"nodes": 2000, "jobs": 50000, "users": 50, "cycles": 3, "repeat": 1,
+                    "submitters": 16, "schedulers": "backfill,bf-min,easypp",
+                    "flow_jobs": 3000, "flow_seconds": 120}
+        for k, v in defaults.items():
+            if getattr(a, k) == p.get_default(k):
+                setattr(a, k, v)
+    a.schedulers = [s for s in a.schedulers.split(",") if s]
+    if not a.schedulers or set(a.schedulers) - set(KIND):
+        p.error("--schedulers: a comma list of %s" % ", ".join(KIND))
+    if "easypp-old" in a.schedulers and not a.plugin_before:
+        p.error("easypp-old needs --plugin-before DIR")
     a.scenarios = [s for s in a.scenarios.split(",") if s]
     bad = set(a.scenarios) - {"full", "frag", "flow"}
     if bad:
@@ -1133,6 +1293,15 @@ def main(argv=None):
         return 2
     if a.out:
         os.makedirs(a.out, exist_ok=True)
+    if a.slurm_prefix:
+        p = os.path.abspath(a.slurm_prefix)
+        cluster.SLURM_PREFIX = p
+        cluster.SLURMCTLD = os.path.join(p, "sbin", "slurmctld")
+        cluster.SLURMD = os.path.join(p, "sbin", "slurmd")
+    if a.scale and not cluster.front_end():
+        sys.stderr.write("slurm_bench: --scale needs a front-end Slurm (one slurmd for all "
+                         "nodes): bench/build-frontend-slurm.sh, then --slurm-prefix\n")
+        return 2
     b = Bench(a)
     b.results["settings"].update({k: v for k, v in vars(a).items()})
     b.results["settings"]["command"] = " ".join([os.path.relpath(__file__)] + sys.argv[1:])
@@ -1143,6 +1312,7 @@ def main(argv=None):
     rc = 0
     try:
         b.prepare_plugin()
+        b.build_submitter()
         b.start_cluster()
         if "full" in a.scenarios or "frag" in a.scenarios:
             setup_blocked(b)

@@ -457,7 +457,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
 // as far as a reservation (their planned starts are current).
 std::set<std::string> run_passes(CycleEnv& env, SlurmCluster& cluster, Queues& q, CycleStats* st) {
   cluster.idle_cpus(&env.plan.idle);
-  env.swap.apply(env.now);
+  env.swap.apply_later(env.now);  // written by the first probe that plans past now
   std::set<std::string> finished;
   for (PartQueue& pq : q.parts) {
     st->pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size());
@@ -755,7 +755,8 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   publish_projected(s, env, finished);
   log_map(env);
   collect_status(env, status);
-  diag_cycle_end(env, st->pending, st->reservations, steady_usec() - locked - env.slept_usec);
+  st->locked_usec = steady_usec() - locked - env.slept_usec;
+  diag_cycle_end(env, st->pending, st->reservations, st->locked_usec);
   swap.restore();
   const bool budget = env.interrupt_reason == "max_job_test" || env.interrupt_reason == "max_time";
   // Nodes still registering (slurmctld just started or, 23.11+, reconfigured):
@@ -765,10 +766,11 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
                                                                                     : 0;
 }  // true end_times back (swap), checked, unlocked (locks)
 
-void run_cycle(State& s, const std::string& trigger) {
+void run_cycle(State& s, const std::string& trigger, std::int64_t late_usec) {
   const std::int64_t t0 = steady_usec();
   CycleStats st;
   st.trigger = trigger;
+  st.late_usec = late_usec;
   Status status;
   PluginConfig cfg;
   const Time retry_at = locked_phases(s, t0, &cfg, &st, &status);
@@ -778,12 +780,13 @@ void run_cycle(State& s, const std::string& trigger) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "capped=%u projected=%u(%ldus) registering=%u yields=%u time=%ldus%s",
+           "capped=%u projected=%u(%ldus) registering=%u yields=%u locked=%ldus late=%ldus "
+           "time=%ldus%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
            st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
-           long(st.projection_usec), st.registering, st.yields,
-           long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
+           long(st.projection_usec), st.registering, st.yields, long(st.locked_usec),
+           long(st.late_usec), long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
@@ -856,12 +859,21 @@ extern "C" void easypp_core_cycle(void) {
   State& s = *g_state;
   try {
     std::string trigger = s.reload.load() ? "reconfigure" : s.next_trigger;
+    // How long after the prediction's expiry this correction cycle begins
+    // (the benchmark adds the cycle's time: expiry to re-planned reservation).
+    std::int64_t late_usec = -1;
+    if (trigger == "correction") {
+      struct timeval tv;
+      gettimeofday(&tv, nullptr);
+      late_usec = std::int64_t(tv.tv_sec) * 1000000 + tv.tv_usec -
+                  std::int64_t(s.next_wake) * 1000000;
+    }
     if (trigger == "correction" && s.next_job != 0)
       log_flag(BACKFILL, "sched/easypp: woke at the predicted end of JobId=%u", s.next_job);
     // Should the cycle fail half-way, the next one still waits an interval.
     s.next_wake = time(nullptr) + current_config(s).interval;
     s.next_trigger = "interval";
-    run_cycle(s, trigger);
+    run_cycle(s, trigger, late_usec);
     if (s.cycles == 1)
       info("sched/easypp: agent running, first cycle done under the scheduling locks");
   } catch (const std::exception& e) {

@@ -162,7 +162,7 @@ HetStart start_components(CycleEnv& env, SlurmCluster& cluster, const HetCandida
     }
     env.swap.restore();
     deallocate(*started, h.het_job_id, failed, rc);
-    env.swap.apply(env.now);
+    env.swap.apply_later(env.now);
     ++env.het_undone;
     info("sched/easypp: heterogeneous JobId=%u: start undone (%zu of %zu components had "
          "started)",

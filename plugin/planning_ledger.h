@@ -99,6 +99,7 @@ class EndTimeSwap {
 
   void apply(time_t now) {
     if (applied_) restore();
+    deferred_ = false;
     mark_ = ledger_.mark();
     applied_ = true;
     book_.for_each([&](const JobPlan& p) {
@@ -110,18 +111,38 @@ class EndTimeSwap {
       ledger_.write(job, planned);
     });
   }
+  /// apply(now) deferred to the next ensure(): after a start or a lock
+  /// yield the planning values are needed again only by the next WILL_RUN
+  /// probe that plans past now, not by the "fits now" tests in between, so
+  /// a pass of S starts costs one re-application per probe sequence instead
+  /// of S walks of the book.
+  void apply_later(time_t now) {
+    restore();
+    deferred_ = true;
+    deferred_now_ = now;
+  }
+  /// Apply now what apply_later() deferred (nothing if nothing is pending).
+  /// Call before any ProbeScope is opened: the swap's writes must lie below
+  /// the probe's mark in the ledger.
+  void ensure() {
+    if (deferred_) apply(deferred_now_);
+  }
   void restore() {
+    deferred_ = false;
     if (!applied_) return;
     ledger_.restore_to(mark_);
     applied_ = false;
   }
   bool applied() const { return applied_; }
+  bool deferred() const { return deferred_; }
 
  private:
   PlanningLedger<Jobs>& ledger_;
   const PredictionBook& book_;
   typename PlanningLedger<Jobs>::Mark mark_ = 0;
   bool applied_ = false;
+  bool deferred_ = false;
+  time_t deferred_now_ = 0;
 };
 
 /// Temporary end_time values for one WILL_RUN probe, undone on destruction.

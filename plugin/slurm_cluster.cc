@@ -120,7 +120,7 @@ bool yield_locks(CycleEnv& env) {
   if (job_u != last_job_update || node_u != last_node_update || part_u != last_part_update ||
       resv_u != last_resv_update || conf_u != slurm_conf.last_update)
     return interrupt(env, "state changed during yield");
-  env.swap.apply(env.now);
+  env.swap.apply_later(env.now);
   return true;
 }
 
@@ -206,7 +206,10 @@ void SlurmCluster::account_start(JobHandle started, std::vector<std::int64_t>* i
   if (r == nullptr || r->node_bitmap == nullptr || r->cpus == nullptr) return;
   const int n = std::min<int>(int(bit_size(r->node_bitmap)), int(idle->size()));
   std::uint32_t k = 0;
-  for (int i = 0; i < n && k < r->nhosts; i++) {
+  // From the job's first node on (bit_ffs scans words): a job's nodes, not
+  // the cluster's, are walked (was: every bit from node 0, R x N a cycle).
+  const int first = int(bit_ffs(r->node_bitmap));
+  for (int i = std::max(first, 0); first >= 0 && i < n && k < r->nhosts; i++) {
     if (!bit_test(r->node_bitmap, i)) continue;
     std::int64_t& v = (*idle)[std::size_t(i)];
     v = std::max<std::int64_t>(0, v - r->cpus[k]);
@@ -238,7 +241,9 @@ StartProjection SlurmCluster::projection(const SlurmPartition& p) const {
     std::int64_t cpus = 0;
     const int n = std::min<int>(int(bit_size(r->node_bitmap)), int(bit_size(use.get())));
     std::uint32_t k = 0;
-    for (int i = 0; i < n && k < r->nhosts; i++) {
+    if (!bit_overlap_any(r->node_bitmap, use.get())) continue;  // word-wise
+    const int first = int(bit_ffs(r->node_bitmap));
+    for (int i = std::max(first, 0); first >= 0 && i < n && k < r->nhosts; i++) {
       if (!bit_test(r->node_bitmap, i)) continue;
       if (bit_test(use.get(), i)) cpus += r->cpus[k];
       ++k;
@@ -351,6 +356,7 @@ bool SlurmCluster::fits_after(JobHandle h, Candidate& c, const Bitmap& on,
                               const std::vector<Run>& runs, Time t, Bitmap* selected) {
   job_record_t* job = pending_job(h);
   if (job == nullptr) return false;
+  env_.swap.ensure();  // below the probe's mark
   ProbeScope<SlurmJobs> scope(env_.ledger);
   for (const Run& run : runs) {
     job_record_t* rj = find_job_record(run.id);
@@ -417,7 +423,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail, bool backfilled)
   } else {
     debug2("sched/easypp: select_nodes() for %s: %s", job_str(job).c_str(), slurm_strerror(rc));
   }
-  env_.swap.apply(env_.now);
+  env_.swap.apply_later(env_.now);
   return rc;
 }
 

@@ -27,6 +27,10 @@ Environment:
                           (default: <repo>/plugin)
   EASYPP_SLURM_PLUGINDIR  Slurm's own plugin directory (default: detected)
   EASYPP_KEEP_CLUSTER_DIR keep the temporary directory after stop (debugging)
+  EASYPP_SLURM_PREFIX     a private Slurm build (bench/build-frontend-slurm.sh):
+                          its sbin/ daemons, bin/ clients and lib/slurm plugins
+                          instead of the system's; a front-end build is run
+                          with one slurmd as FrontendName serving every node
   EASYPP_CTLD_PRELOAD     LD_PRELOAD for slurmctld only, e.g. libasan.so.8 to
                           load a plugin built with -fsanitize=address (make
                           check-plugin-asan)
@@ -48,8 +52,9 @@ import threading
 import time
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SLURMCTLD = "/usr/sbin/slurmctld"
-SLURMD = "/usr/sbin/slurmd"
+SLURM_PREFIX = os.environ.get("EASYPP_SLURM_PREFIX") or None
+SLURMCTLD = os.path.join(SLURM_PREFIX or "/usr", "sbin", "slurmctld")
+SLURMD = os.path.join(SLURM_PREFIX or "/usr", "sbin", "slurmd")
 MUNGED = "/usr/sbin/munged"
 SLURMDBD = "/usr/sbin/slurmdbd"
 SLURMRESTD = "/usr/sbin/slurmrestd"
@@ -157,10 +162,24 @@ def reconfigured_pattern(settings):
     return r"sched/easypp: reconfigured \(" + settings
 
 
+def front_end():
+    """True when the Slurm in use was built with --enable-front-end: one
+    slurmd (FrontendName) serves every node, nodes need no slurmd each."""
+    if SLURM_PREFIX is None:
+        return False
+    try:
+        with open(os.path.join(SLURM_PREFIX, "build", "config.h")) as f:
+            return "#define HAVE_FRONT_END 1" in f.read()
+    except OSError:
+        return False
+
+
 def slurm_plugindir():
     d = os.environ.get("EASYPP_SLURM_PLUGINDIR")
     if d:
         return d
+    if SLURM_PREFIX is not None:
+        return os.path.join(SLURM_PREFIX, "lib", "slurm")
     for d in _PLUGINDIR_CANDIDATES:
         if os.path.exists(os.path.join(d, "sched_backfill.so")):
             return d
@@ -529,6 +548,8 @@ class Cluster:
     def env(self, **extra):
         e = dict(os.environ)
         e["SLURM_CONF"] = self.conf_path
+        if SLURM_PREFIX is not None:
+            e["PATH"] = os.path.join(SLURM_PREFIX, "bin") + ":" + e.get("PATH", "/usr/bin:/bin")
         for k in list(e):
             if k.startswith(("SLURM_", "SBATCH_", "SQUEUE_", "SINFO_", "SCONTROL_")) \
                     and k != "SLURM_CONF":
@@ -606,10 +627,19 @@ class Cluster:
             "MessageTimeout=10",
             "SlurmctldTimeout=60",
             "SlurmdTimeout=120",
-            "NodeName=n[1-%d] NodeHostname=localhost NodeAddr=127.0.0.1 "
-            "Port=[%d-%d] CPUs=%d RealMemory=1000 State=UNKNOWN"
-            % (self.nodes, self.node_port, last, self.cpus),
         ]
+        if front_end():
+            # one slurmd for all: nodes are names only (Slurm FAQ "Can Slurm
+            # emulate a larger cluster?"); every batch script runs on fe1
+            lines += [
+                "FrontendName=fe1 FrontendAddr=127.0.0.1 Port=%d" % self.node_port,
+                "NodeName=n[1-%d] NodeHostname=localhost NodeAddr=127.0.0.1 "
+                "CPUs=%d RealMemory=1000 State=UNKNOWN" % (self.nodes, self.cpus)]
+        else:
+            lines.append(
+                "NodeName=n[1-%d] NodeHostname=localhost NodeAddr=127.0.0.1 "
+                "Port=[%d-%d] CPUs=%d RealMemory=1000 State=UNKNOWN"
+                % (self.nodes, self.node_port, last, self.cpus))
         if self.partitions:
             lines += list(self.partitions)
         else:
@@ -648,7 +678,7 @@ class Cluster:
             for d in ("state", "spool", "out"):
                 os.makedirs(self.path(d))
             os.chmod(self.path("out"), 0o1777)
-            self.ctld_port = pick_ports(1 + self.nodes)
+            self.ctld_port = pick_ports(2 if front_end() else 1 + self.nodes)
             self.node_port = self.ctld_port + 1
             if self.accounting:
                 self.acct = Accounting(self)
@@ -656,9 +686,9 @@ class Cluster:
                 self.acct.start()
             self.write_conf()
             self._start_ctld(clear=True)
-            for n in self.node_names():
+            for n in (["fe1"] if front_end() else self.node_names()):
                 self._start_slurmd(n)
-            self.wait_idle()
+            self.wait_idle(timeout=max(60, self.nodes // 20))
             if self.rest:
                 self.acct.start_rest()
         except BaseException:

@@ -96,29 +96,34 @@ class Driver {
     book_.correct_expired(now_);
     try {
       EndTimeSwap<FakeJobs> swap(ledger_, book_);
-      swap.apply(now_);
+      // as the plugin: applied at once or deferred to the first probe
+      if (rng_() % 2) swap.apply(now_);
+      else swap.apply_later(now_);
+      swap.ensure();
       count_planned();
       const int actions = int(rng_() % 8);
       for (int a = 0; a < actions; ++a) {
         switch (rng_() % 5) {
-          case 0: probe(); break;
+          case 0: probe(swap); break;
           case 1:  // a start: select_nodes() sees the true values
             swap.restore();
             check_unlocked("during a start");
             add_job(now_);
-            swap.apply(now_);
+            swap.apply_later(now_);  // written again by the next probe
+            CPPUNIT_ASSERT(!swap.applied());
+            check_unlocked("after a start, before the next probe");
             break;
           case 2:  // a yield: everything back, unlocked, Slurm moves on
             swap.restore();
             CPPUNIT_ASSERT_EQUAL(std::size_t(0), ledger_.leaked());
             check_unlocked("during a yield");
             slurm_changes();
-            swap.apply(now_);
+            swap.apply_later(now_);
             break;
           case 3:
             if (rng_() % 4 == 0) throw std::runtime_error("cycle failed half-way");
             break;
-          default: probe(); break;
+          default: probe(swap); break;
         }
       }
     } catch (const std::runtime_error&) {
@@ -128,7 +133,9 @@ class Driver {
   }
 
   // One WILL_RUN probe: temporary values for some jobs, undone at once.
-  void probe() {
+  void probe(EndTimeSwap<FakeJobs>& swap) {
+    swap.ensure();  // as SlurmCluster::fits_after(): below the probe's mark
+    CPPUNIT_ASSERT(swap.applied());
     ProbeScope<FakeJobs> scope(ledger_);
     for (auto& [id, r] : table_.jobs)
       if (rng_() % 2) scope.set(&r, now_ + (rng_() % 2 ? 1 : 315360000));
