@@ -316,6 +316,8 @@ void WaitQueue::tree_rebuild() const {
   if (tree_.by_estimate) tree_.pm_est.assign(nodes * c, kNoValue);
   for (std::uint32_t n = leaves; n < 2 * leaves; ++n) tree_leaf(n);
   for (std::uint32_t n = leaves - 1; n >= 1; --n) tree_merge(n);
+  tree_.dirty.clear();
+  tree_.is_dirty.assign(leaves, 0);
 }
 
 void WaitQueue::tree_leaf(std::uint32_t node) const {
@@ -361,9 +363,35 @@ void WaitQueue::tree_merge(std::uint32_t node) const {
 }
 
 void WaitQueue::tree_touch(std::uint32_t p) const {
-  std::uint32_t node = tree_.leaves + p / kBlock;
-  tree_leaf(node);
-  for (node >>= 1; node >= 1; node >>= 1) tree_merge(node);
+  const std::uint32_t leaf = p / kBlock;
+  if (tree_.is_dirty[leaf]) return;
+  tree_.is_dirty[leaf] = 1;
+  tree_.dirty.push_back(tree_.leaves + leaf);
+}
+
+// Every dirty leaf, then their parents level by level, each node once.
+void WaitQueue::tree_flush() const {
+  std::vector<std::uint32_t>& level = tree_.dirty;
+  if (level.empty()) return;
+  for (std::uint32_t n : level) {
+    tree_leaf(n);
+    tree_.is_dirty[n - tree_.leaves] = 0;
+  }
+  // Then the parents of the nodes just computed, until the root. When the
+  // leaves are not all at one depth a node can come up more than once: its
+  // last computation comes after its children's last (one step per level).
+  std::sort(level.begin(), level.end());
+  for (;;) {
+    std::size_t k = 0;
+    for (std::uint32_t n : level) {
+      if (n <= 1) continue;
+      const std::uint32_t up = n >> 1;  // sorted in, sorted out
+      if (k == 0 || level[k - 1] != up) level[k++] = up;
+    }
+    level.resize(k);
+    if (k == 0) break;
+    for (std::uint32_t n : level) tree_merge(n);
+  }
 }
 
 WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p,
@@ -396,6 +424,7 @@ WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p) {
     tree_.by_estimate = true;
     tree_rebuild();
   }
+  tree_flush();
   return tree_find(1, p, class_of(p.free));
 }
 

@@ -300,12 +300,19 @@ class WaitQueue {
     mutable std::vector<std::int32_t> pm_est;   // same, by estimate (when used)
     mutable std::uint32_t leaves = 0;           // capacity / kBlock
     mutable bool by_estimate = false;           // pm_est maintained
+    // Leaves whose cells changed since the last query: their leaf and the
+    // paths up are recomputed once, at the next query (tree_flush), not at
+    // every change (propagation re-predicts a user's whole queue at each
+    // of its finishes: thousands of changes between two passes).
+    mutable std::vector<std::uint32_t> dirty;   // leaf nodes, each once
+    mutable std::vector<std::uint8_t> is_dirty; // per leaf
   } tree_;
   bool indexed() const { return order_ == BackfillOrder::Queue; }
   unsigned classes() const { return unsigned(tree_.bounds.size()); }
   std::uint8_t class_of(std::int64_t width) const;
   void set_cell(std::uint32_t p, Slot s) const;  // from the entry (s == kNoSlot: empty)
-  void tree_touch(std::uint32_t p) const;        // its leaf and the path up
+  void tree_touch(std::uint32_t p) const;        // its leaf and the path up, at the next flush
+  void tree_flush() const;                        // recompute what changed since the last
   void tree_rebuild() const;
   void tree_leaf(std::uint32_t node) const;
   void tree_merge(std::uint32_t node) const;
