@@ -113,6 +113,29 @@ void indexed_candidates(Time now, WaitQueue& q, Adapter& a, bool safe,
   q.unhide_all();
 }
 
+// One candidate of a phase-B walk in backfill order (EASY past its index,
+// and selective reservations): counted as tested and started by `start` if
+// it is narrow enough for what is free. False when the walk ends here:
+// nothing waiting can start any more, or the adapter asks to yield
+// (r.interrupted).
+template <class Adapter, class NothingFits, class Start>
+bool try_candidate(const WaitQueue::Item& item, WaitQueue& q, Adapter& a,
+                   const NothingFits& nothing_fits, const Start& start, PassResult& r) {
+  if (nothing_fits()) return false;
+  ++r.tested;
+  if (item.width > a.free_width()) return true;
+  if (!a.may_continue()) {
+    r.interrupted = true;
+    return false;
+  }
+  const WaitQueue::Entry& e = q.entry(item.slot);
+  if (start(e)) {
+    ++r.started_backfill;
+    q.erase(item.slot);
+  }
+  return true;
+}
+
 template <class Order, class Adapter>
 PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   using Slot = WaitQueue::Slot;
@@ -198,18 +221,8 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
       if (depth == 1 && !safe && now + item.prediction > r.shadow && a.extra_width() <= 0)
         break;
     }
-    if (nothing_fits()) break;
-    ++r.tested;
-    if (item.width > a.free_width()) continue;
-    if (!a.may_continue()) {
-      r.interrupted = true;
-      break;
-    }
-    const WaitQueue::Entry& e = q.entry(item.slot);
-    if (a.backfill(e.handle, bound_of(e))) {
-      ++r.started_backfill;
-      q.erase(item.slot);
-    }
+    auto backfill = [&](const WaitQueue::Entry& e) { return a.backfill(e.handle, bound_of(e)); };
+    if (!try_candidate(item, q, a, nothing_fits, backfill, r)) break;
   }
   return r;
 }
@@ -273,18 +286,7 @@ PassResult selective_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig
     const WaitQueue::Item item = *c;
     ++c;  // the candidate may start: erased from the queue
     if (reserved.contains(item.slot)) continue;
-    if (nothing_fits()) break;
-    ++r.tested;
-    if (item.width > a.free_width()) continue;
-    if (!a.may_continue()) {
-      r.interrupted = true;
-      break;
-    }
-    const WaitQueue::Entry& e = q.entry(item.slot);
-    if (try_start(e)) {
-      ++r.started_backfill;
-      q.erase(item.slot);
-    }
+    if (!try_candidate(item, q, a, nothing_fits, try_start, r)) break;
   }
   return r;
 }
