@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster  # noqa: E402
@@ -235,6 +236,30 @@ class AccountingTest(unittest.TestCase):
                               for j in doc.get("jobs", []))
         except ValueError as e:
             text += "sacct --json: %s" % e
+        # the rows themselves, and what slurmrestd answers now for the last
+        # window as the importer asks it (which run, if any, it leaves out)
+        acct = self.c.acct
+        text += "\njob_table rows (job_db_inx, state, submit, eligible, start, end):\n"
+        text += acct.sql("SELECT job_db_inx, state, time_submit, time_eligible, time_start, "
+                         "time_end FROM %s.%s_job_table WHERE id_job=%d"
+                         % (acct.db_name, self.c.cluster_name, rq), check=False).stdout
+        try:
+            fmt = "%Y-%m-%dT%H:%M:%S"
+            now = time.time()
+            url = "%s/slurmdb/%s/jobs?start_time=%s&end_time=%s&skip_steps=true%s" % (
+                acct.rest_url, HIGHEST_API,
+                time.strftime(fmt, time.localtime(now - 3 * 3600)),
+                time.strftime(fmt, time.localtime(now + 3600)),
+                "&show_duplicates=true" if int(HIGHEST_API[5:]) >= 39 else "")
+            req = urllib.request.Request(url, headers={"X-SLURM-USER-NAME": U1,
+                                                       "X-SLURM-USER-TOKEN": self.token})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                doc = json.loads(r.read())
+            text += "slurmrestd now (%s):\n" % url + "\n".join(
+                json.dumps({k: j.get(k) for k in ("job_id", "state", "time")})
+                for j in doc.get("jobs", []) if j.get("job_id") == rq)
+        except Exception as e:  # a diagnostic only: say what went wrong
+            text += "slurmrestd: %s" % e
         return "the requeued job %d in slurmdbd:\n%s" % (rq, text)
 
     def out(self, name):
@@ -258,7 +283,8 @@ class AccountingTest(unittest.TestCase):
                       "auto picks the highest version this Slurm serves")
         # the report: what was dropped and why
         self.assertRegex(p.stderr, r"wrote 9 jobs to .*rest.swf")
-        self.assertIn("1 earlier attempts of requeued jobs", p.stderr, self.requeue_records())
+        self.assertIn("1 earlier attempts of requeued jobs", p.stderr,
+                      self.requeue_records() + "\nrest.swf:\n" + read(rest))
         self.assertIn("2 array tasks", p.stderr)
         self.assertIn("2 heterogeneous job components", p.stderr)
         self.assertIn("1 time limits UNLIMITED", p.stderr)
