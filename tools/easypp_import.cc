@@ -98,6 +98,7 @@ RANGE
   --start TIME, --end TIME
                       jobs that ended in [start, end): YYYY-MM-DD[THH:MM[:SS]]
                       (local time) or Unix seconds; --end defaults to now
+                      (jobs that ended this second are in)
   --days N            start = end - N days (default 30 with --url/--run-sacct)
   --window-hours H    hours of history per request (default 24): bounds the
                       size of each answer, not the memory of this tool
@@ -999,6 +1000,7 @@ SwfResult write_swf(Store& store, const Options& o, Stats& st, const std::string
   if (st.pending) skipped.push_back(std::to_string(st.pending) + " pending");
   if (st.requeued) skipped.push_back(std::to_string(st.requeued) + " earlier attempts of requeued jobs");
   if (st.filtered) skipped.push_back(std::to_string(st.filtered) + " of other partitions/clusters");
+  if (st.ended_after) skipped.push_back(std::to_string(st.ended_after) + " ended after --end");
   if (st.bad) skipped.push_back(std::to_string(st.bad) + " unreadable records");
   if (!skipped.empty()) {
     std::string s;
@@ -1151,7 +1153,9 @@ int run(int argc, char** argv) {
   const Time now = Time(std::time(nullptr));
   std::optional<Time> lo = o.start, hi = o.end;
   if (windowed || o.days) {
-    if (!hi) hi = now;
+    // [lo, hi): a job that ended in this very second is in (CI saw an
+    // import right after a job's end drop that run without a word).
+    if (!hi) hi = now + 1;
     if (!lo) lo = *hi - Time((o.days ? *o.days : 30.0) * 86400);
   }
   std::string source_note;
@@ -1247,6 +1251,7 @@ int run(int argc, char** argv) {
                                 {st.pending, "pending"},
                                 {st.requeued, "earlier attempts of requeued jobs (--requeued all keeps them)"},
                                 {st.filtered, "of other partitions/clusters"},
+                                {st.ended_after, "ended after --end"},
                                 {st.bad, "unreadable records"}})
                        .c_str());
       std::string written = join_counts(

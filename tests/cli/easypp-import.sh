@@ -84,6 +84,25 @@ check "the last run of the requeued job" grep -q '^[0-9]* 70 10 20 1 ' "$T/doc.s
 cat "$T/doc.json" | "$IMP" --sacct-json - --procs 8 -o "$T/pipe.swf" 2>/dev/null
 check "a pipe gives the same SWF" cmp -s "$T/doc.swf" "$T/pipe.swf"
 
+# The range ends now, inclusive of this second: a requeued job whose last run
+# ended this very second is that run, not its earlier attempt (an import run
+# right after a job's end dropped that run without a word); a run ending
+# after an explicit --end is reported.
+now=$(date +%s)
+{
+  echo '{"meta": {}, "errors": [], "jobs": ['
+  job 7 root REQUEUED $((now - 30)) $((now - 25)) $((now - 20)) 5 3 1; echo ,
+  job 7 root COMPLETED $((now - 20)) $((now - 10)) "$now" 10 3 1
+  echo ']}'
+} >"$T/now.json"
+expect "ended this second: exit 0" 0 "$IMP" --sacct-json "$T/now.json" --days 1 --procs 8 -o "$T/now.swf"
+check "ended this second: the last run is written (status 1)" \
+  awk '!/^;/ && $11 == 1 { found = 1 } END { exit !found }' "$T/now.swf"
+check "ended this second: the earlier run is reported" has "$T/err" "1 earlier attempts of requeued jobs"
+expect "ended after --end: exit 0" 0 "$IMP" --sacct-json "$T/now.json" --end $((now - 5)) \
+  --days 1 --procs 8 -o "$T/end.swf"
+check "ended after --end: reported" has "$T/err" "1 ended after --end"
+
 # warm start: mode 0600, learned jobs, --force
 expect "--state: exit 0" 0 "$IMP" --sacct-json "$T/doc.json" --state "$T/state.json" --slurm-conf /dev/null
 check "--state: mode 0600" [ "$(stat -c %a "$T/state.json")" = 600 ]

@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import unittest
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -248,8 +249,8 @@ class AccountingTest(unittest.TestCase):
             now = time.time()
             url = "%s/slurmdb/%s/jobs?start_time=%s&end_time=%s&skip_steps=true%s" % (
                 acct.rest_url, HIGHEST_API,
-                time.strftime(fmt, time.localtime(now - 3 * 3600)),
-                time.strftime(fmt, time.localtime(now + 3600)),
+                urllib.parse.quote(time.strftime(fmt, time.localtime(now - 3 * 3600))),
+                urllib.parse.quote(time.strftime(fmt, time.localtime(now + 3600))),
                 "&show_duplicates=true" if int(HIGHEST_API[5:]) >= 39 else "")
             req = urllib.request.Request(url, headers={"X-SLURM-USER-NAME": U1,
                                                        "X-SLURM-USER-TOKEN": self.token})
@@ -279,6 +280,7 @@ class AccountingTest(unittest.TestCase):
         p = self.imp("--url", self.c.acct.rest_url, "--user", U1, "--days", "1",
                      "--window-hours", "2", "-o", rest)
         self.assertEqual(p.returncode, 0, p.stderr)
+        sys.stderr.write("\n  REST import: %s" % p.stderr.replace("\n", "\n  "))
         self.assertIn("slurmrestd /slurmdb/%s/jobs" % HIGHEST_API, read(rest),
                       "auto picks the highest version this Slurm serves")
         # the report: what was dropped and why
