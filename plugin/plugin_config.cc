@@ -169,6 +169,27 @@ void apply_one(std::string_view key, std::string_view value, ParsedConfig* r) {
                         "' (want " + expected + "), using " + def);
 }
 
+// Selective reservations replace the guards (SchedulerConfig::validate()
+// refuses both): with easypp_selective on, the guards of the default (the
+// site preset's max-delay and safe-after) are turned off without a word, and
+// guards the admin set are turned off with a warning.
+bool is_guard_key(std::string_view key) {
+  const std::string k = ascii_lower(key);
+  return k == "easypp_safe_after" || k == "easypp_safe_after_delay" ||
+         k == "easypp_safe_after_xfactor" || k == "easypp_max_delay";
+}
+
+void settle_selective(ParsedConfig* r, bool guard_given) {
+  PolicyConfig& p = r->config.sched.policy;
+  if (!p.selective.on() || !p.any_guard()) return;
+  if (guard_given)
+    r->warnings.push_back(
+        "easypp_selective is on: the guards (easypp_max_delay, easypp_safe_after...) are "
+        "turned off; a starving job gets a reservation instead");
+  for (const char* k : {"safe-after", "safe-after-delay", "safe-after-xfactor", "max-delay"})
+    apply_knob(r->config.sched, k, "off");
+}
+
 }  // namespace
 
 SchedulerConfig PluginConfig::default_scheduler() {
@@ -239,6 +260,7 @@ const std::vector<std::string>& slurm_keys() {
 ParsedConfig parse_scheduler_parameters(const char* params) {
   ParsedConfig r;
   if (params == nullptr) return r;
+  bool guard_given = false;
   std::string_view rest(params);
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
@@ -250,17 +272,20 @@ ParsedConfig parse_scheduler_parameters(const char* params) {
     const std::string_view value =
         eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
     apply_one(key, value, &r);
+    guard_given = guard_given || is_guard_key(key);
   }
-  if (r.config.sched.policy.selective.on() && r.config.sched.policy.any_guard())
-    r.warnings.push_back(
-        "easypp_selective is on: the guards (easypp_max_delay, easypp_safe_after...) are not "
-        "used; a starving job gets a reservation instead");
+  settle_selective(&r, guard_given);
   return r;
 }
 
 ParsedConfig apply_settings(const std::vector<std::pair<std::string, std::string>>& settings) {
   ParsedConfig r;
-  for (const auto& [k, v] : settings) apply_one(k, v, &r);
+  bool guard_given = false;
+  for (const auto& [k, v] : settings) {
+    apply_one(k, v, &r);
+    guard_given = guard_given || is_guard_key(k);
+  }
+  settle_selective(&r, guard_given);
   return r;
 }
 

@@ -27,6 +27,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDescribeStartsWithInterval);
   CPPUNIT_TEST(testKeysAreCaseInsensitive);
   CPPUNIT_TEST(testSettingsRoundTrip);
+  CPPUNIT_TEST(testSelectiveTurnsTheGuardsOff);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -273,6 +274,32 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("interval=3s "), d.substr(0, 12));
     CPPUNIT_ASSERT(d.find("sjbf=yes") != std::string::npos);
     CPPUNIT_ASSERT(d.find("correction=estimate") != std::string::npos);
+  }
+
+  // Selective reservations do not combine with the guards (validate()); the
+  // default's guards (site preset) go without a word, a guard the admin set
+  // with a warning. The fuzzer found easypp_selective=15 alone left an
+  // invalid configuration (the default guards still on).
+  void testSelectiveTurnsTheGuardsOff() {
+    for (const char* params : {"easypp_selective=15", "EASYPP_SELECTIVE=2/3/4/5"}) {
+      ParsedConfig p = parse_scheduler_parameters(params);
+      CPPUNIT_ASSERT_MESSAGE(params, p.warnings.empty());
+      CPPUNIT_ASSERT_EQUAL(std::string(), p.config.sched.validate());
+      CPPUNIT_ASSERT(p.config.sched.policy.selective.on());
+      CPPUNIT_ASSERT(!p.config.sched.policy.any_guard());
+    }
+    ParsedConfig p = parse_scheduler_parameters("easypp_max_delay=600,easypp_selective=3");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), p.warnings.size());
+    CPPUNIT_ASSERT(p.warnings[0].find("guards") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string(), p.config.sched.validate());
+    CPPUNIT_ASSERT(!p.config.sched.policy.any_guard());
+    // what the status file carries reads back the same, without a warning
+    ParsedConfig q = apply_settings(p.config.settings());
+    CPPUNIT_ASSERT(q.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(p.config.describe(), q.config.describe());
+    // off again: the default guards are the preset's
+    ParsedConfig r = parse_scheduler_parameters("easypp_selective=off");
+    CPPUNIT_ASSERT(r.config.sched.policy.any_guard());
   }
 };
 
