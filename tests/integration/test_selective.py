@@ -103,9 +103,10 @@ class SelectiveTest(unittest.TestCase):
     def show(self, key, jobs, res):
         a, w, cj, d = jobs["A"], jobs["W"], jobs["C"], jobs["D"]
         t0 = w["submit"]
-        sys.stderr.write("\n  %s (times from W's submission): A %d-%d, W %d-%d, C %d-%d, "
+        sys.stderr.write("\n  Slurm %s, %s (times from W's submission): A %d-%d, W %d-%d, C %d-%d, "
                          "D submitted %d, %d-%d; W's first reservation logged at %s\n" % (
-                             key, a["start"] - t0, a["end"] - t0, w["start"] - t0, w["end"] - t0,
+                             "%02d.%02d.%d" % cluster.slurm_version(), key,
+                             a["start"] - t0, a["end"] - t0, w["start"] - t0, w["end"] - t0,
                              cj["start"] - t0, cj["end"] - t0, d["submit"] - t0,
                              d["start"] - t0, d["end"] - t0,
                              res[0][0] - t0 if res else "never"))
