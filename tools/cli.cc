@@ -150,7 +150,9 @@ Verdicts:
                           every metric's mean, sd, min, max, 95% confidence
                           interval, and in how many copies each scheduler
                           beats the first on wait and bsld (copies are the
-                          same for every scheduler: paired)
+                          same for every scheduler: paired); with
+                          --feedback each copy is replayed closed-loop and
+                          throughput and jobs per session get a spread too
       --shake-jitter SECONDS
                           with --shake: also move each submit time by a
                           random whole number of seconds in +-SECONDS (0)
@@ -177,7 +179,10 @@ Output:
                           table, in the order given, each printed once it is
                           replayed; replays run --threads at a time and keep
                           only these figures (for sweeps of many settings:
-                          settings that must replay alike replay once)
+                          settings that must replay alike replay once);
+                          with --feedback five more columns: jobs_submitted,
+                          jobs_not_submitted, throughput_per_hour, sessions,
+                          avg_session_jobs
       --output-swf FILE   write the simulated schedule as SWF (wait times
                           filled in); with several schedulers FILE must
                           contain %s, replaced by the scheduler name
@@ -417,9 +422,12 @@ Options parse(int argc, char** argv) {
   if (o.csv && (o.json || !o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty() ||
                 o.parse_only))
     usage_error("--csv prints figures only: no --json, --output-swf, --shake, --report or --parse-only");
-  if (o.sim.feedback && (o.csv || o.shake.copies > 0))
-    usage_error(std::string("--feedback cannot be combined with ") +
-                (o.csv ? "--csv" : "--shake") + " yet (spread: replay several seeds, docs/closed-loop.md)");
+  // A session site's draws belong to its jobs in submit order, which a
+  // jitter would reorder (the load band keeps the order).
+  if (o.sim.feedback && o.shake.jitter > 0 &&
+      (o.workload == "sessions" || o.workload.rfind("sessions:", 0) == 0))
+    usage_error("--shake-jitter does not apply to a sessions workload under --feedback (its users' "
+                "draws follow the jobs' order; use the load band, or several seeds)");
   if ((jitter_given || seed_given) && o.shake.copies == 0)
     usage_error(std::string(jitter_given ? "--shake-jitter" : "--shake-seed") + " needs --shake N");
   if (o.shake.copies > 0 && o.shake.band == 0 && o.shake.jitter == 0)

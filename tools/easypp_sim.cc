@@ -75,7 +75,11 @@ int print_csv(const Workload& w, const std::vector<SchedulerConfig>& cfgs, const
   std::cout << "scheduler,jobs_measured,avg_wait_minutes,avg_bounded_slowdown,avg_accuracy_percent,"
                "corrections_per_job,utilization,offered_load,max_wait_minutes,p99_wait_minutes,"
                "backfilled_percent,scheduling_passes,candidates_tested,replay_seconds,same_as,"
-               "jobs_simulated,procs,log_offered_load\n";
+               "jobs_simulated,procs,log_offered_load"
+            << (opt.sim.feedback ? ",jobs_submitted,jobs_not_submitted,throughput_per_hour,sessions,"
+                                   "avg_session_jobs"
+                                 : "")
+            << "\n";
   bool ok = true;
   run_batch(w, cfgs, opt.threads, opt.metrics, [&](std::size_t i, const BatchFigures& f) {
     const Metrics& m = f.metrics;
@@ -89,11 +93,18 @@ int print_csv(const Workload& w, const std::vector<SchedulerConfig>& cfgs, const
     std::snprintf(tail, sizeof tail, ",%llu,%lld,%.10g", (unsigned long long)m.jobs_simulated,
                   (long long)w.procs, w.report.offered_load_before);
     std::cout << csv_field(cfgs[i].name) << buf
-              << (f.same_as == SIZE_MAX ? std::string() : csv_field(cfgs[f.same_as].name)) << tail
-              << "\n";
+              << (f.same_as == SIZE_MAX ? std::string() : csv_field(cfgs[f.same_as].name)) << tail;
+    if (f.has_closed_loop) {  // --feedback: the closed system's figures
+      const ClosedLoopMetrics& c = f.closed_loop;
+      std::snprintf(tail, sizeof tail, ",%llu,%llu,%.10g,%llu,%.10g",
+                    (unsigned long long)c.jobs_submitted, (unsigned long long)c.jobs_not_submitted,
+                    c.throughput_per_hour, (unsigned long long)c.sessions, c.avg_session_jobs);
+      std::cout << tail;
+    }
+    std::cout << "\n";
     std::cout.flush();
     ok = ok && bool(std::cout);
-  });
+  }, opt.sim);
   if (!ok) {
     std::cerr << "easypp-sim: cannot write to standard output\n";
     return 1;

@@ -272,6 +272,7 @@ json_t* shaken_json(const ShakeResult& sr, std::size_t s) {
     json_object_set_new(pc, name, a);
   }
   json_object_set_new(o, "per_copy", pc);
+  if (!sr.closed_loop.empty()) json_object_set_new(o, "closed_loop", closed_loop_shaken_json(sr, s));
   return o;
 }
 
@@ -285,6 +286,7 @@ json_t* shake_json(const ShakeOptions& so, const ShakeResult& sr) {
   json_object_set_new(o, "elapsed_seconds", json_real(sr.elapsed_seconds));
   json_object_set_new(o, "load_factors", reals(sr.load_factors));
   json_object_set_new(o, "offered_loads", reals(sr.offered_loads));
+  if (!sr.links.empty()) json_object_set_new(o, "links_per_copy", closed_loop_links_json(sr));
   return o;
 }
 
@@ -520,6 +522,7 @@ void print_shaken(std::ostream& os, const Report& rep) {
          s ? pm_pct(spread_of(paired_change(sr, s, get_bsld))) : "",
          s ? std::to_string(wins(sr, s, get_bsld)) + total : "-", pm(maxw, 1), pm(p99, 1)});
   }
+  print_closed_loop_shaken(os, runs, sr);  // feedback runs only
 }
 
 // Srinivasan et al.'s figures: worst-case bsld per category, the bsld

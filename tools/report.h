@@ -49,6 +49,12 @@ void print_text(std::ostream& os, const Report& rep);
 /// per runtime class, and what became of the links of fields 17 and 18.
 void print_closed_loop(std::ostream& os, const std::vector<Run>& runs);
 json_t* closed_loop_json(const Run& r);
+/// Shaken feedback runs (ShakeResult::closed_loop): the spread of the
+/// closed-loop figures over the copies, in the table and in "shaken".
+void print_closed_loop_shaken(std::ostream& os, const std::vector<Run>& runs, const ShakeResult& sr);
+json_t* closed_loop_shaken_json(const ShakeResult& sr, std::size_t s);
+/// The links of each shaken copy (the "shake" object's links_per_copy).
+json_t* closed_loop_links_json(const ShakeResult& sr);
 
 /// The JSON document (jansson; the caller owns it).
 json_t* build_json(const Report& rep);

@@ -27,7 +27,8 @@ std::string replay_key(const SchedulerConfig& cfg) {
 
 void run_batch(const Workload& w, const std::vector<SchedulerConfig>& cfgs, unsigned threads,
                MetricsOptions mo,
-               const std::function<void(std::size_t, const BatchFigures&)>& done) {
+               const std::function<void(std::size_t, const BatchFigures&)>& done,
+               const SimOptions& so) {
   mo.per_user = false;
   mo.fairness = false;
   const std::size_t n = cfgs.size();
@@ -74,8 +75,16 @@ void run_batch(const Workload& w, const std::vector<SchedulerConfig>& cfgs, unsi
         const auto t0 = std::chrono::steady_clock::now();
         BatchFigures f;
         {
-          const RunResult r = Simulator(w, cfgs[i]).run();
-          f.metrics = compute_metrics(w, r, mo);
+          const RunResult r = Simulator(w, cfgs[i], so).run();
+          if (so.feedback) {  // measured on the workload the replay made
+            RunResult rr;
+            const Workload made = realized_workload(w, r, &rr);
+            f.metrics = compute_metrics(made, rr, mo);
+            f.has_closed_loop = true;
+            f.closed_loop = compute_closed_loop(made, rr, r.feedback.not_submitted, mo);
+          } else {
+            f.metrics = compute_metrics(w, r, mo);
+          }
           f.passes = r.stats.passes;
           f.tested = r.stats.tested;
         }  // the run's per-job outcomes are freed here

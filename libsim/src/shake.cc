@@ -42,6 +42,7 @@ Workload shaken_copy(const Workload& base, const ShakeOptions& o, unsigned i) {
   w.header = base.header;
   w.procs = base.procs;
   w.report = base.report;
+  w.sessions = base.sessions;  // (only a --feedback replay asks it)
   w.jobs = base.jobs;
   // A copy whose offered load is f times the base's: interarrivals / f.
   const double f = shake_load_factor(o, i);
@@ -81,6 +82,10 @@ ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>&
   res.metrics.assign(s, std::vector<Metrics>(n));
   res.load_factors.resize(n);
   res.offered_loads.resize(n);
+  if (so.feedback) {
+    res.closed_loop.assign(s, std::vector<ClosedLoopMetrics>(n));
+    res.links.resize(n);
+  }
   const std::size_t tasks = std::size_t(n) * s;
   res.threads = unsigned(std::min<std::size_t>(o.threads ? o.threads : available_cores(), tasks));
   if (tasks == 0) return res;
@@ -104,7 +109,15 @@ ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>&
           res.offered_loads[copy] = offered_load(w.jobs, w.procs);
         }
         const RunResult r = Simulator(w, cfgs[sched], so).run();
-        res.metrics[sched][copy] = compute_metrics(w, r, mo);
+        if (so.feedback) {  // measured on the workload this replay made of the copy
+          RunResult rr;
+          const Workload made = realized_workload(w, r, &rr);
+          res.metrics[sched][copy] = compute_metrics(made, rr, mo);
+          res.closed_loop[sched][copy] = compute_closed_loop(made, rr, r.feedback.not_submitted, mo);
+          if (sched == 0) res.links[copy] = r.feedback;
+        } else {
+          res.metrics[sched][copy] = compute_metrics(w, r, mo);
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
         if (!error) error = std::current_exception();

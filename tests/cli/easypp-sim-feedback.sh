@@ -33,8 +33,8 @@ usage_error "sessions cont-max above 1" "cont-max" "$SIM" -w sessions:cont-max=1
 usage_error "sessions unknown key" "nope" "$SIM" -w sessions:nope=1
 usage_error "sessions item without =" "users" "$SIM" -w sessions:users
 usage_error "sessions with --load" "--load" "$SIM" -w sessions:users=5 --load 0.5 --feedback
-usage_error "feedback with shake" "--shake" "$SIM" -w synthetic:jobs=200 --feedback --shake 3
-usage_error "feedback with csv" "--csv" "$SIM" -w synthetic:jobs=200 --feedback --csv
+usage_error "feedback, sessions site, jitter" "--shake-jitter" "$SIM" -w sessions:users=5 --feedback --shake 3 --shake-jitter 10
+usage_error "feedback with csv and shake" "--shake" "$SIM" -w synthetic:jobs=200 --feedback --csv --shake 3
 usage_error "feedback takes no value" "feedback" "$SIM" -w synthetic:jobs=200 --feedback=yes
 
 # --- help and the closed-loop section -----------------------------------------
@@ -62,6 +62,59 @@ json_check "JSON links: no fallback on a session site" "$T/fb.json" \
 json_check "JSON creasy knobs" "$T/fb.json" '"creasy-alpha=6000" in d["runs"][1]["knobs"] and "creasy" not in d["runs"][0]["knobs"]'
 json_check "JSON submitted + not submitted = jobs" "$T/fb.json" \
   'all(r["closed_loop"]["jobs_submitted"] + r["closed_loop"]["jobs_not_submitted"] == d["input"]["jobs"] for r in d["runs"])'
+
+# --- --feedback with --shake: the copies replayed closed-loop ------------------
+"$SIM" -w "$S" --feedback -s easy,easy++ --shake 4 --threads 2 >"$T/shake.txt" 2>"$T/err" ||
+  fail "sessions --feedback --shake runs: $(head -c 300 "$T/err")"
+for w in "closed loop, shaken: in each copy" "jobs/session" "more: copies in which the scheduler has more than easy"; do
+  if grep -qF -- "$w" "$T/shake.txt"; then pass "shaken table shows '$w'"; else fail "shaken table shows '$w'"; fi
+done
+if awk '/^closed loop, shaken/ { s = 1 } s && $1 == "easy++" && $NF ~ /^[0-9]+$/ && /\/4/ { ok = 1 } END { exit !ok }' "$T/shake.txt"
+then pass "shaken closed-loop row of easy++ (more: n/4)"; else fail "shaken closed-loop row of easy++: $(grep -A4 '^closed loop, shaken' "$T/shake.txt")"; fi
+"$SIM" -w "$S" --feedback -s easy,easy++ --shake 4 --threads 1 --json >"$T/shake1.json"
+"$SIM" -w "$S" --feedback -s easy,easy++ --shake 4 --threads 2 --json >"$T/shake2.json"
+json_check "JSON shaken closed_loop spread per run" "$T/shake1.json" \
+  'all(r["shaken"]["copies"] == 4 and r["shaken"]["closed_loop"]["throughput_per_hour"]["min"] > 0 and r["shaken"]["closed_loop"]["throughput_per_hour"]["min"] <= r["shaken"]["closed_loop"]["throughput_per_hour"]["mean"] <= r["shaken"]["closed_loop"]["throughput_per_hour"]["max"] and len(r["shaken"]["closed_loop"]["runtime_classes"]) == 3 for r in d["runs"])'
+json_check "JSON shaken closed_loop: paired change for the second run only" "$T/shake1.json" \
+  '"percent_change_vs_first" not in d["runs"][0]["shaken"]["closed_loop"] and 0 <= d["runs"][1]["shaken"]["closed_loop"]["more_than_first"]["throughput_per_hour"] <= 4'
+json_check "JSON shaken copies differ (the load band moves the users' first jobs)" "$T/shake1.json" \
+  'd["runs"][0]["shaken"]["closed_loop"]["jobs_submitted"]["max"] > d["runs"][0]["shaken"]["closed_loop"]["jobs_submitted"]["min"]'
+json_check "JSON links of every copy: none falls back on a session site" "$T/shake1.json" \
+  'len(d["shake"]["links_per_copy"]) == 4 and all(l["linked"] > 0 and l["fallback_missing"] + l["fallback_not_earlier"] + l["fallback_no_think"] == 0 for l in d["shake"]["links_per_copy"])'
+# the shaken wait and bsld are the closed runs' (on the workload each copy made):
+# the mean of the measured jobs over copies is not the input's job count.
+json_check "JSON shaken metrics measured on the workloads the copies made" "$T/shake1.json" \
+  'all(r["shaken"]["jobs_measured"]["max"] < d["input"]["jobs"] for r in d["runs"])'
+if python3 - "$T/shake1.json" "$T/shake2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(0 if [r["shaken"] for r in a["runs"]] == [r["shaken"] for r in b["runs"]] else 1)
+PY
+then pass "shaken closed-loop figures do not depend on --threads"; else fail "shaken closed-loop figures do not depend on --threads"; fi
+# jitter on a log with links: the links that a jitter reorders fall back, counted per copy
+"$SIM" -w synthetic:jobs=3000 --feedback -s easy --shake 3 --shake-jitter 3600 --json >"$T/jit.json"
+json_check "jitter: reordered links counted as not earlier, per copy" "$T/jit.json" \
+  'all(l["fallback_not_earlier"] > 0 and l["linked"] + l["fallback_not_earlier"] + l["independent"] == d["input"]["jobs"] for l in d["shake"]["links_per_copy"])'
+
+# --- --feedback with --csv: the closed runs' figures, five more columns --------
+"$SIM" -w "$S" --feedback -s easy,easy++,easy --csv --threads 2 >"$T/fb.csv" 2>"$T/err" ||
+  fail "--feedback --csv runs: $(head -c 300 "$T/err")"
+if python3 - "$T/fb.csv" "$T/fb.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+runs = json.load(open(sys.argv[2]))["runs"]  # easy, easy:queue-order=creasy (above)
+ok = len(rows) == 3 and list(rows[0])[-5:] == ["jobs_submitted", "jobs_not_submitted", "throughput_per_hour", "sessions", "avg_session_jobs"]
+easy = runs[0]
+ok = ok and int(rows[0]["jobs_submitted"]) == easy["closed_loop"]["jobs_submitted"]
+ok = ok and int(rows[0]["jobs_measured"]) == easy["jobs_measured"]
+ok = ok and abs(float(rows[0]["throughput_per_hour"]) - easy["closed_loop"]["throughput_per_hour"]) < 1e-6
+ok = ok and abs(float(rows[0]["avg_bounded_slowdown"]) - easy["avg_bounded_slowdown"]) < 1e-6
+ok = ok and rows[2]["same_as"] == "easy" and rows[2]["throughput_per_hour"] == rows[0]["throughput_per_hour"]
+sys.exit(0 if ok else 1)
+PY
+then pass "--feedback --csv: the table's closed-loop figures, extra columns"; else fail "--feedback --csv: $(head -c 600 "$T/fb.csv")"; fi
+"$SIM" -w "$S" -s easy --csv >"$T/open.csv"
+if head -1 "$T/open.csv" | grep -q ',log_offered_load$'; then pass "open --csv: no closed-loop columns"; else fail "open --csv: no closed-loop columns"; fi
 
 # --- fallbacks counted on a log with broken links -------------------------------
 cat >"$T/links.swf" <<'SWF'

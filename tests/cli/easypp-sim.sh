@@ -290,6 +290,16 @@ usage_error "--scheduler-file: missing file" "$SIM" -w "$SYN" --scheduler-file "
 printf '# nothing\n' >"$T/empty.txt"
 usage_error "--scheduler-file: no scheduler" "$SIM" -w "$SYN" --scheduler-file "$T/empty.txt"
 usage_error "--csv with --json" "$SIM" -w "$SYN" --csv --json
+# the event loop's conventions apply to --csv's replays too (they were ignored there)
+"$SIM" -w "$SYN" -s easy,easy++ --pass-per-event --no-correction-pass --csv >"$T/ppe.csv" 2>/dev/null
+"$SIM" -w "$SYN" -s easy,easy++ --pass-per-event --no-correction-pass --json >"$T/ppe.json" 2>/dev/null
+if python3 - "$T/ppe.csv" "$T/ppe.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+runs = json.load(open(sys.argv[2]))["runs"]
+sys.exit(0 if len(rows) == 2 and all(abs(float(c["avg_bounded_slowdown"]) - r["avg_bounded_slowdown"]) < 1e-6 and int(c["scheduling_passes"]) == r["scheduling_passes"] for c, r in zip(rows, runs)) else 1)
+PY
+then pass "--csv honours --pass-per-event and --no-correction-pass"; else fail "--csv honours --pass-per-event and --no-correction-pass"; fi
 echo easy | "$SIM" -w "$SYN" --scheduler-file - --csv >"$T/stdin.csv" 2>/dev/null
 [ "$(wc -l <"$T/stdin.csv")" = 2 ] && pass "--scheduler-file -: reads standard input" || fail "--scheduler-file -: reads standard input"
 "$SIM" -w "$DATA/cli_small.swf" --parse-only --json >"$T/p.json" 2>/dev/null

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "easypp/policy.h"
+#include "easypp/sim/feedback.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/workload.h"
 
@@ -27,6 +28,10 @@ struct BatchFigures {
   std::uint64_t tested = 0;
   double replay_seconds = 0;     ///< wall time of the replay (0 for a duplicate)
   std::size_t same_as = SIZE_MAX;  ///< index of the setting it repeats, if any
+  /// Closed-loop replays (SimOptions::feedback): the figures of the workload
+  /// the replay made (metrics are computed on it too).
+  bool has_closed_loop = false;
+  ClosedLoopMetrics closed_loop;
 };
 
 /// A key equal for two settings exactly when their replays must be the
@@ -38,9 +43,11 @@ std::string replay_key(const SchedulerConfig& cfg);
 /// Replay every setting; `done(i, figures)` is called for i = 0, 1, ... in
 /// order, from the calling thread or a worker (never two at once), as soon
 /// as setting i and every earlier one are done. Rethrows the first exception
-/// a replay threw (after the workers stopped).
+/// a replay threw (after the workers stopped). Every replay follows `so`
+/// (with `so.feedback`, closed-loop: measured on the workload it made).
 void run_batch(const Workload& w, const std::vector<SchedulerConfig>& cfgs, unsigned threads,
                MetricsOptions mo,
-               const std::function<void(std::size_t, const BatchFigures&)>& done);
+               const std::function<void(std::size_t, const BatchFigures&)>& done,
+               const SimOptions& so = {});
 
 }  // namespace easypp

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "easypp/policy.h"
+#include "easypp/sim/feedback.h"
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/simulator.h"
 #include "easypp/sim/workload.h"
@@ -42,6 +43,15 @@ struct ShakeResult {
   std::vector<double> offered_loads;  ///< per copy, whole log (as --load counts it)
   /// metrics[s][i]: scheduler s (in the order given) on copy i.
   std::vector<std::vector<Metrics>> metrics;
+  /// Closed-loop replays (SimOptions::feedback): closed_loop[s][i], the
+  /// figures of the workload scheduler s made of copy i (metrics[s][i] is
+  /// then computed on that workload too, as for an unshaken feedback run).
+  /// Empty for open replays.
+  std::vector<std::vector<ClosedLoopMetrics>> closed_loop;
+  /// ... and what became of each copy's links (the same under every
+  /// scheduler; a jitter that reorders a job and its preceding job makes the
+  /// link fall back as not earlier).
+  std::vector<FeedbackReport> links;
   unsigned threads = 0;               ///< threads used
   double elapsed_seconds = 0;         ///< wall time of all the copies' replays
 };
@@ -50,7 +60,9 @@ struct ShakeResult {
 /// (each an independent Simulator over its own copy; a copy lives only as
 /// long as its replay). Metrics are computed once per replay, without the
 /// per-user rows. Deterministic: the result does not depend on the threads.
-/// Rethrows the first exception a replay threw.
+/// Rethrows the first exception a replay threw. With `so.feedback` each
+/// copy is replayed closed-loop (its links, fields 17 and 18, apply inside
+/// the copy) and measured on the workload the replay made.
 ShakeResult run_shaken(const Workload& base, const std::vector<SchedulerConfig>& cfgs,
                        const ShakeOptions& o, MetricsOptions mo, const SimOptions& so = {});
 

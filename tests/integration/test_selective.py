@@ -1,0 +1,157 @@
+"""Integration test: selective reservations (easypp_selective) in slurmctld.
+
+The same submissions on two clusters of 8 one-CPU nodes under sched/easypp,
+one as EASY++ (easypp_selective off), one with one starvation threshold,
+easypp_selective=1.2 (Srinivasan et al.'s Sel; docs/selective-reservations.md):
+  1. A (u2, no history): 6 nodes, limit 2 min, runs 25 s;
+  2. W (u3, no history): all 8 nodes, limit 1 min, runs 1 s: blocked until
+     A ends. Its planning value is its limit (60 s), so its expansion factor
+     (wait + 60) / 60 reaches 1.2 after 12 s of waiting;
+  3. C (u1): the 2 free nodes, limit 10 min, runs 3 s, submitted at once:
+     it would end long after A's planned end (A's limit), where W needs C's
+     nodes;
+  4. D (u4): like C, submitted once W has waited 16 s (under Sel, and once
+     W's reservation is logged).
+EASY reserves for the first waiting job at once: W holds A's planned end,
+C would delay it, so C waits until W has run. Sel reserves nothing while W
+has not starved: C is backfilled at once. Once W's expansion factor passes
+1.2 it gets its reservation (logged then, at A's planned end), and D, which
+would delay it, waits until W has run, as under EASY.
+
+The reservation lines carry the cycle's time: start=T (in S s) was logged at
+T - S, which times the reservation without parsing log timestamps.
+"""
+
+import os
+import re
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster  # noqa: E402
+from test_load import require_plugin  # noqa: E402
+
+U1, U2, U3, U4 = cluster.TEST_USERS
+
+THRESHOLD = 1.2
+W_LIMIT = 60                             # s: W's planning value (no history)
+STARVES_AFTER = (THRESHOLD - 1) * W_LIMIT  # s of waiting: 12
+D_AFTER = 16                             # s of W's waiting when D is submitted
+PARAMS = "sched_interval=2,easypp_interval=1"
+RUNS = {"easy": PARAMS, "sel": PARAMS + ",easypp_selective=%g" % THRESHOLD}
+
+
+def reservations(log, job_id):
+    """[(cycle time, planned start)] of the job's reservation lines, in order."""
+    rx = r"sched/easypp: reservation: JobId=%d partition=batch start=(\d+) \(in (-?\d+) s\)"
+    return [(int(s) - int(d), int(s)) for s, d in re.findall(rx % job_id, log)]
+
+
+def scenario(c, selective):
+    """Run the submissions; return {name: final job record}."""
+    a = c.submit(wrap="sleep 25", time_min=2, nodes=6, user=U2, name="A")
+    c.wait_state(a, "RUNNING", 30)
+    w = c.submit(wrap="sleep 1", time_min=1, nodes=8, user=U3, name="W")
+    cj = c.submit(wrap="sleep 3", time_min=10, nodes=2, user=U1, name="C")
+    w_submit = c.job(w)["submit"]
+    time.sleep(max(0.0, w_submit + D_AFTER - time.time()))
+    if selective:  # (under load a cycle may come late: D follows the reservation)
+        c.wait_log(r"sched/easypp: reservation: JobId=%d " % w, timeout=60)
+    d = c.submit(wrap="sleep 1", time_min=10, nodes=2, user=U4, name="D")
+    done = c.wait_jobs([a, w, cj, d], timeout=180)
+    return {"A": done[a], "W": done[w], "C": done[cj], "D": done[d]}
+
+
+class SelectiveTest(unittest.TestCase):
+    """Both clusters run at the same time, each in its own thread (the
+    scenario's margins are seconds: W starves 12 s after its submission, C is
+    submitted at once, D 4 s after W starved, or later if its reservation
+    comes late)."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_plugin(cls)
+        cls.results = {}
+        threads = [threading.Thread(target=cls.run_on, args=(k, p)) for k, p in RUNS.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    @classmethod
+    def run_on(cls, key, params):
+        c = cluster.Cluster(scheduler="sched/easypp", nodes=8, cpus=1,
+                            scheduler_parameters=params)
+        try:
+            c.start()
+            jobs = scenario(c, "selective" in params)
+            cls.results[key] = (jobs, c.ctld_log_text())
+        except Exception as e:  # reported by the test that needs it
+            cls.results[key] = e
+        finally:
+            c.stop()
+
+    def result(self, key):
+        r = self.results.get(key)
+        if isinstance(r, Exception):
+            raise r
+        jobs, log = r
+        for name, d in jobs.items():
+            self.assertEqual(d["JobState"], "COMPLETED", "%s: %s" % (name, d))
+        a, w = jobs["A"], jobs["W"]
+        self.assertGreaterEqual(w["start"], a["end"], "W started before A ended")
+        return jobs, log
+
+    def show(self, key, jobs, res):
+        a, w, cj, d = jobs["A"], jobs["W"], jobs["C"], jobs["D"]
+        t0 = w["submit"]
+        sys.stderr.write("\n  Slurm %s, %s (times from W's submission): A %d-%d, W %d-%d, C %d-%d, "
+                         "D submitted %d, %d-%d; W's first reservation logged at %s\n" % (
+                             "%02d.%02d.%d" % cluster.slurm_version(), key,
+                             a["start"] - t0, a["end"] - t0, w["start"] - t0, w["end"] - t0,
+                             cj["start"] - t0, cj["end"] - t0, d["submit"] - t0,
+                             d["start"] - t0, d["end"] - t0,
+                             res[0][0] - t0 if res else "never"))
+
+    def test_easy_reserves_for_the_first_waiting_job(self):
+        jobs, log = self.result("easy")
+        a, w, cj, d = jobs["A"], jobs["W"], jobs["C"], jobs["D"]
+        res = reservations(log, int(w["JobId"]))
+        self.show("easy", jobs, res)
+        self.assertTrue(res, "no reservation for W under EASY")
+        self.assertLess(res[0][0] - w["submit"], STARVES_AFTER,
+                        "EASY reserved W only after it waited %d s" % (res[0][0] - w["submit"]))
+        self.assertGreaterEqual(cj["start"], w["end"], "EASY backfilled C ahead of W")
+        self.assertGreaterEqual(d["start"], w["end"], "EASY backfilled D ahead of W")
+
+    def test_selective_reserves_once_the_job_starves(self):
+        jobs, log = self.result("sel")
+        a, w, cj, d = jobs["A"], jobs["W"], jobs["C"], jobs["D"]
+        res = reservations(log, int(w["JobId"]))
+        self.show("sel", jobs, res)
+        # Not starving yet: nothing reserved, C is backfilled at once.
+        self.assertLess(cj["start"], a["end"], "C was not backfilled while A ran")
+        self.assertLessEqual(cj["start"] - cj["submit"], 5, "C waited")
+        self.assertLess(cj["start"], w["submit"] + STARVES_AFTER)
+        # (With nothing reserved, the pass starts it as a job that fits: "in
+        # order" in the plugin's words, not a backfill around a reservation.)
+        self.assertRegex(log, r"sched/easypp: started JobId=%s in batch on \S+ \(in order, "
+                              r"prediction 600 s, limit 10 min\)" % cj["JobId"])
+        # Starving: W reserved from its expansion factor's 1.2 on, at A's
+        # planned end (A's start + its limit, u2 having no history).
+        self.assertTrue(res, "W never got a reservation")
+        first, start = res[0]
+        self.assertGreaterEqual(first - w["submit"], STARVES_AFTER - 1,
+                                "W reserved before it starved")
+        self.assertLessEqual(first - w["submit"], STARVES_AFTER + 10,
+                             "W reserved late after it starved")
+        self.assertLess(first, d["submit"])
+        self.assertLessEqual(abs(start - (a["start"] + 120)), 2, "W not planned at A's limit")
+        # ... which D would delay: D waits.
+        self.assertGreaterEqual(d["start"], w["end"], "D was backfilled ahead of a starving W")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
