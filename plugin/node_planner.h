@@ -260,6 +260,14 @@ class NodeAdapter {
     // Other partitions' heads keep their nodes (highest priority first).
     for (const Reservation<Nodes>& r : plan_.reservations)
       if (r.partition != name_ && Cluster::any(r.nodes)) Cluster::and_not(cand.avail, r.nodes);
+    // This partition's earlier reservations (several under selective
+    // reservations, or easypp_reservations > 1): each holds its nodes from
+    // its shadow until its planned end; this job may have them only after.
+    std::vector<std::pair<Time, const Nodes*>> held;
+    for (const Reservation<Nodes>& r : plan_.reservations)
+      if (r.partition == name_ && r.shadow < kNever && Cluster::any(r.nodes))
+        held.emplace_back(book_.end_bound(r.job, r.shadow), &r.nodes);
+    if (!held.empty()) return find_shadow_after(h, cand, held, chosen);
     const Nodes& avail = cand.avail;
     if (c_.fits_now(h, cand, avail, chosen)) return c_.now();  // e.g. on completing nodes
     const std::vector<Run> runs = c_.runs_on(avail);
@@ -273,6 +281,45 @@ class NodeAdapter {
       else lo = mid + 1;
     }
     const Time shadow = runs[lo].end;
+    choose_nodes(h, cand, runs, shadow, chosen);
+    return shadow;
+  }
+
+  // find_shadow() behind earlier reservations of the partition: the usable
+  // nodes at time T are those not held at T (held until the planned end of
+  // the job reserved on them), so the candidate times are the running jobs'
+  // planned ends and the held nodes' ends; fitting is monotone in T (more
+  // nodes free, more jobs gone), a binary search finds the first.
+  Time find_shadow_after(JobHandle h, Candidate& cand,
+                         const std::vector<std::pair<Time, const Nodes*>>& held, Nodes* chosen) {
+    const Nodes base = Cluster::copy(cand.avail);
+    auto avail_at = [&](Time t) {
+      Nodes a = Cluster::copy(base);
+      for (const auto& [end, nodes] : held)
+        if (end > t) Cluster::and_not(a, *nodes);
+      return a;
+    };
+    const Time now = c_.now();
+    {
+      const Nodes a = avail_at(now);
+      if (c_.fits_now(h, cand, a, chosen)) return now;
+    }
+    const std::vector<Run> runs = c_.runs_on(base);
+    std::vector<Time> times;
+    for (const Run& run : runs) times.push_back(run.end);
+    for (const auto& held_end : held) times.push_back(std::max(held_end.first, now));
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    if (times.empty() || !c_.fits_after(h, cand, avail_at(times.back()), runs, times.back(), nullptr))
+      return kNever;
+    std::size_t lo = 0, hi = times.size() - 1;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (c_.fits_after(h, cand, avail_at(times[mid]), runs, times[mid], nullptr)) hi = mid;
+      else lo = mid + 1;
+    }
+    const Time shadow = times[lo];
+    cand.avail = avail_at(shadow);
     choose_nodes(h, cand, runs, shadow, chosen);
     return shadow;
   }

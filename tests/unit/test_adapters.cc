@@ -239,11 +239,12 @@ class ProcWorld {
       w->started.push_back(h);
       w->book_.start(h, w->now_);
     }
-    void reserved(JobHandle, Time, bool) {}
+    void reserved(JobHandle h, Time t, bool) { w->reserved.emplace_back(h, t); }
   };
   ProcAdapter<Hooks>& adapter() { return adapter_; }
   PredictionBook& book() { return book_; }
   std::vector<JobHandle> started;
+  std::vector<std::pair<JobHandle, Time>> reserved;  ///< every reservation, in order
 
  private:
   Hooks hooks_;
@@ -571,6 +572,14 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(Time(100), b.shadow);
       CPPUNIT_ASSERT(pw.started.empty());
       CPPUNIT_ASSERT(nw.started().empty());
+      // Each later reservation waits for the nodes the earlier ones hold
+      // until their planned ends: H1 8 nodes 100-200, H2 all 10 at 200,
+      // C at 300 (the plugin planned H2 at 100 before, on H1's nodes).
+      const std::vector<std::pair<JobHandle, Time>> want = {{2, 100}, {3, 200}, {4, 300}};
+      CPPUNIT_ASSERT(pw.reserved == want);
+      std::vector<std::pair<JobHandle, Time>> got;
+      for (const auto& r : nw.plan().reservations) got.emplace_back(r.job, r.shadow);
+      CPPUNIT_ASSERT(got == want);
     }
     // The plugin takes thresholds given: derive is the harness's.
     const ParsedConfig d = parse_scheduler_parameters("easypp_selective=derive");
