@@ -103,7 +103,9 @@ void WaitQueue::set_prediction(Slot s, Time p) {
   e.prediction = p;
   if (pred_set_on_) by_pred_.insert(item(s));
   if (indexed()) {
-    set_cell(e.position, s);
+    // Only the prediction of its cell changes (set_cell() would recompute
+    // the width class too: a search per re-predicted job).
+    tree_.cells[e.position].prediction = clamp32(p);
     tree_touch(e.position);
   } else if (order_ == BackfillOrder::ShortestPrediction) {
     const std::uint32_t r = wrank_[s];

@@ -131,6 +131,18 @@ class WaitQueue {
             std::uint32_t position = kAutoPosition);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
+  /// Hints for a caller about to set_prediction() many jobs whose slots lie
+  /// apart (propagation): ask for the entry first, a few jobs later for
+  /// what set_prediction() writes beside it (the entry must be there by
+  /// then: it is read to find that). No effect on the queue.
+  void prefetch_entry(Slot s) const {
+    if (s < pool_.size()) __builtin_prefetch(&pool_[s]);
+  }
+  void prefetch_index(Slot s) const {
+    if (s >= pool_.size() || !indexed()) return;
+    const std::uint32_t p = pool_[s].position;
+    if (p < tree_.cells.size()) __builtin_prefetch(&tree_.cells[p], 1);
+  }
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
