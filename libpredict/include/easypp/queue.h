@@ -248,6 +248,16 @@ class WaitQueue {
   std::vector<Slot> hidden_;
   bool pred_set_on_ = false;
   PredSet by_pred_;
+  // Each live slot's node in by_pred_ (while pred_set_on_), and the slot
+  // re-predicted last: a user's jobs re-predicted to one value follow each
+  // other in that order, so the next one goes right after it (an insertion
+  // with a hint, O(1), instead of a search from the root).
+  std::vector<PredSet::iterator> pred_at_;
+  Slot pred_last_ = kNoSlot;
+  void pred_insert(Slot s) {
+    if (pred_at_.size() < pool_.size()) pred_at_.resize(pool_.size());
+    pred_at_[s] = by_pred_.insert(item(s)).first;
+  }
 
   // Waiting jobs per width, for min_width(): widths below kSmall counted in
   // an array with a bit per width in use (the minimum is one ctz away), the
