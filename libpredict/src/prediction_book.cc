@@ -207,7 +207,18 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
   // share their estimate, predicted once.
   Time last_estimate = -1, last_value = 0;
   bool last_history = false;
-  for (JobHandle h : v) {
+  // The changes are gathered, then told at once when the listener takes
+  // them so (Listener::predictions_changed), else one by one, in the same
+  // order as before. Users keep thousands of jobs queued (RICC) and their
+  // slots lie apart: the loop asks for the slot a few jobs ahead.
+  constexpr std::size_t kAhead = 8;
+  const bool batch = listener_ != nullptr;
+  changes_.clear();
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const JobHandle h = v[i];
+    if (dense_ > 0 && i + kAhead < n && v[i + kAhead] < dense_)
+      __builtin_prefetch(&slots_[v[i + kAhead]]);
     Slot* s = slot(h);
     if (s == nullptr || s->plan.running || s->plan.user != user || s->stamp == stamp_) continue;
     s->stamp = stamp_;  // listed twice (it arrived again): predicted once
@@ -222,9 +233,13 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     if (np == p.prediction) continue;
     const Time old_p = p.prediction;
     p.prediction = np;
-    if (listener_) listener_->prediction_changed(p, old_p, PlanChange::Repredicted, now);
+    if (batch) changes_.push_back(Listener::Change{h, old_p, np});
   }
   v.resize(keep);
+  if (!batch || changes_.empty() || listener_->predictions_changed(changes_, now)) return;
+  for (const Listener::Change& c : changes_)
+    listener_->prediction_changed(slot(c.handle)->plan, c.old_prediction, PlanChange::Repredicted,
+                                  now);
 }
 
 void PredictionBook::follow_user(UserId user, Time now, int delta) {

@@ -66,7 +66,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
     if (position >= capacity()) grow(position + 1);
   }
   place(s, position);
-  if (pred_set_on_) by_pred_.insert(item(s));
+  if (pred_set_on_) pred_insert(s);
   if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);
   return s;
 }
@@ -74,7 +74,10 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
 void WaitQueue::erase(Slot s) {
   assert(s < pool_.size() && pool_[s].live);
   Entry& e = pool_[s];
-  if (pred_set_on_) by_pred_.erase(item(s));
+  if (pred_set_on_) {
+    by_pred_.erase(pred_at_[s]);
+    if (pred_last_ == s) pred_last_ = kNoSlot;
+  }
   const std::uint32_t p = e.position;
   assert(at_[p] == s);
   at_[p] = kNoSlot;
@@ -99,11 +102,21 @@ void WaitQueue::erase(Slot s) {
 void WaitQueue::set_prediction(Slot s, Time p) {
   Entry& e = pool_[s];
   if (e.prediction == p) return;
-  if (pred_set_on_) by_pred_.erase(item(s));
+  if (pred_set_on_) {
+    // Moved within the set by its node (no allocation per re-prediction:
+    // propagation changes thousands of jobs at each of a user's finishes).
+    auto node = by_pred_.extract(pred_at_[s]);
+    node.value().prediction = p;
+    const auto hint = pred_last_ != kNoSlot && pred_last_ != s ? std::next(pred_at_[pred_last_])
+                                                               : by_pred_.end();
+    pred_at_[s] = by_pred_.insert(hint, std::move(node));
+    pred_last_ = s;
+  }
   e.prediction = p;
-  if (pred_set_on_) by_pred_.insert(item(s));
   if (indexed()) {
-    set_cell(e.position, s);
+    // Only the prediction of its cell changes (set_cell() would recompute
+    // the width class too: a search per re-predicted job).
+    tree_.cells[e.position].prediction = clamp32(p);
     tree_touch(e.position);
   } else if (order_ == BackfillOrder::ShortestPrediction) {
     const std::uint32_t r = wrank_[s];
@@ -149,7 +162,7 @@ const WaitQueue::PredSet& WaitQueue::prediction_order() {
   if (!pred_set_on_) {
     pred_set_on_ = true;
     for (Slot s = 0; s < pool_.size(); ++s)
-      if (pool_[s].live) by_pred_.insert(item(s));
+      if (pool_[s].live) pred_insert(s);
   }
   return by_pred_;
 }

@@ -17,12 +17,6 @@ double bounded_slowdown(Time wait, Time runtime) {
   return std::max(1.0, (double(wait) + r) / std::max(10.0, r));
 }
 
-double prediction_accuracy(Time p, Time r) {
-  if (p == r) return 1.0;
-  if (p <= 0 || r <= 0) return 0.0;
-  return p > r ? double(r) / double(p) : double(p) / double(r);
-}
-
 namespace {
 
 double median(std::vector<double> v) {

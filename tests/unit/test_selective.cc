@@ -24,6 +24,46 @@ Workload three() {
   return workload(10, {{0, 100, 100, 6}, {1, 100, 100, 8}, {50, 1000, 1000, 4}});
 }
 
+// The fair start times by their definition, one FCFS replay per arrival
+// from scratch (what fair_start_times() computed before it kept its walk):
+// the reference the kept walk must match exactly.
+std::vector<Time> fair_by_definition(const Workload& w, const RunResult& r) {
+  std::vector<Time> fair(w.jobs.size(), -1);
+  for (std::size_t j = 0; j < w.jobs.size(); ++j) {
+    const Time t = w.jobs[j].submit;
+    std::vector<std::pair<Time, std::int64_t>> releases;  // running at t: (end, size)
+    std::int64_t free = w.procs;
+    for (std::size_t k = 0; k < w.jobs.size(); ++k) {
+      const Time st = r.jobs[k].start;
+      if (st < 0 || st >= t) continue;
+      const Time end = st + w.jobs[k].runtime;
+      if (end <= t) continue;
+      releases.emplace_back(end, w.jobs[k].size);
+      free -= w.jobs[k].size;
+    }
+    Time prev = t;
+    for (std::size_t k = 0; k <= j; ++k) {  // waiting at t, in arrival order
+      if (k < j && (r.jobs[k].start >= 0 && r.jobs[k].start < t)) continue;
+      Time s = prev;
+      std::sort(releases.begin(), releases.end());
+      std::size_t used = 0;
+      while (free < w.jobs[k].size && used < releases.size()) {
+        s = std::max(s, releases[used].first);
+        free += releases[used++].second;
+      }
+      releases.erase(releases.begin(), releases.begin() + std::ptrdiff_t(used));
+      if (k == j) {
+        fair[j] = s;
+        break;
+      }
+      releases.emplace_back(s + w.jobs[k].runtime, w.jobs[k].size);
+      free -= w.jobs[k].size;
+      prev = s;
+    }
+  }
+  return fair;
+}
+
 }  // namespace
 
 class SelectiveTest : public CppUnit::TestFixture {
@@ -36,6 +76,7 @@ class SelectiveTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDerivedThresholds);
   CPPUNIT_TEST(testAdaptiveMeans);
   CPPUNIT_TEST(testFairStartTimes);
+  CPPUNIT_TEST(testFairStartTimesMatchTheDefinition);
   CPPUNIT_TEST(testHistogramsAndWorstCase);
   CPPUNIT_TEST_SUITE_END();
 
@@ -189,6 +230,36 @@ class SelectiveTest : public CppUnit::TestFixture {
     const RunResult r2 = Simulator(w2, sched("easy")).run();
     CPPUNIT_ASSERT(std::vector<Time>({0, 10, 20}) == starts(r2));
     CPPUNIT_ASSERT(std::vector<Time>({0, 10, 20}) == fair_start_times(w2, r2));
+  }
+  void testFairStartTimesMatchTheDefinition() {
+    // Overloaded machines with bursts of arrivals at one time (the kept
+    // walk continues through them) and gaps without starts or ends (it
+    // continues when its first placement lies after the new arrival),
+    // under schedulers that start jobs out of order.
+    std::uint64_t x = 11;
+    auto rnd = [&](int m) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      return int((x >> 33) % std::uint64_t(m));
+    };
+    std::size_t continued_cases = 0;
+    for (int round = 0; round < 6; ++round) {
+      std::vector<J> jobs;
+      Time t = 0;
+      for (int k = 0; k < 400; ++k) {
+        if (rnd(3) != 0) t += rnd(round % 2 ? 200 : 40);  // else a burst: same time
+        const Time rt = 1 + rnd(900);
+        jobs.push_back(J{t, rt, rt + rnd(600), 1 + rnd(round < 3 ? 16 : 32)});
+      }
+      const Workload w = workload(32, jobs);
+      for (const char* s : {"easy", "easy++", "conservative"}) {
+        const RunResult r = Simulator(w, sched(s)).run();
+        const std::vector<Time> want = fair_by_definition(w, r);
+        CPPUNIT_ASSERT(want == fair_start_times(w, r));
+        for (std::size_t k = 1; k < jobs.size(); ++k)
+          continued_cases += jobs[k].submit == jobs[k - 1].submit;
+      }
+    }
+    CPPUNIT_ASSERT(continued_cases > 100);  // bursts were there to continue through
   }
   void testHistogramsAndWorstCase() {
     // Many small jobs so that the measured set is not empty; one per 10 s

@@ -81,6 +81,21 @@ class PredictionBook {
     /// plan.prediction is the new value; old_prediction the one it replaced.
     virtual void prediction_changed(const JobPlan& plan, Time old_prediction, PlanChange why,
                                     Time now) = 0;
+    /// One re-prediction of a user's waiting jobs (propagation), each
+    /// change as prediction_changed(..., Repredicted, now) would report it,
+    /// in the same order. Return false (the default) to be told job by job
+    /// through prediction_changed() instead. A user with thousands of jobs
+    /// queued has thousands of changes at each of its finishes: a listener
+    /// that takes them at once can walk its own per-job records with
+    /// prefetching (the simulator's accuracy accounting and queue index).
+    struct Change {
+      JobHandle handle;
+      Time old_prediction;
+      Time prediction;
+    };
+    virtual bool predictions_changed(const std::vector<Change>& /*changes*/, Time /*now*/) {
+      return false;
+    }
   };
 
   struct Options {
@@ -314,6 +329,7 @@ class PredictionBook {
 
   mutable std::vector<Due> due_;  // min-heap, stale entries dropped lazily
   std::vector<JobHandle> deferred_;  // correct_expired()'s scratch
+  std::vector<Listener::Change> changes_;  // repredict_waiting()'s scratch
   std::unordered_map<UserId, UserBook> users_;
   Time next_eviction_ = 0;
   std::uint64_t learned_total_ = 0;

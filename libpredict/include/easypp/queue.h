@@ -131,6 +131,18 @@ class WaitQueue {
             std::uint32_t position = kAutoPosition);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
+  /// Hints for a caller about to set_prediction() many jobs whose slots lie
+  /// apart (propagation): ask for the entry first, a few jobs later for
+  /// what set_prediction() writes beside it (the entry must be there by
+  /// then: it is read to find that). No effect on the queue.
+  void prefetch_entry(Slot s) const {
+    if (s < pool_.size()) __builtin_prefetch(&pool_[s]);
+  }
+  void prefetch_index(Slot s) const {
+    if (s >= pool_.size() || !indexed()) return;
+    const std::uint32_t p = pool_[s].position;
+    if (p < tree_.cells.size()) __builtin_prefetch(&tree_.cells[p], 1);
+  }
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
@@ -236,6 +248,16 @@ class WaitQueue {
   std::vector<Slot> hidden_;
   bool pred_set_on_ = false;
   PredSet by_pred_;
+  // Each live slot's node in by_pred_ (while pred_set_on_), and the slot
+  // re-predicted last: a user's jobs re-predicted to one value follow each
+  // other in that order, so the next one goes right after it (an insertion
+  // with a hint, O(1), instead of a search from the root).
+  std::vector<PredSet::iterator> pred_at_;
+  Slot pred_last_ = kNoSlot;
+  void pred_insert(Slot s) {
+    if (pred_at_.size() < pool_.size()) pred_at_.resize(pool_.size());
+    pred_at_[s] = by_pred_.insert(item(s)).first;
+  }
 
   // Waiting jobs per width, for min_width(): widths below kSmall counted in
   // an array with a bit per width in use (the minimum is one ctz away), the

@@ -125,7 +125,12 @@ int slowdown_bin(double x);
 
 /// Bounded slowdown of one job (spec section 5).
 double bounded_slowdown(Time wait, Time runtime);
-/// Accuracy of prediction p for runtime r, in [0, 1].
-double prediction_accuracy(Time p, Time r);
+/// Accuracy of prediction p for runtime r, in [0, 1]. Inline: the
+/// simulator's accuracy accounting calls it for every re-predicted job.
+inline double prediction_accuracy(Time p, Time r) {
+  if (p == r) return 1.0;
+  if (p <= 0 || r <= 0) return 0.0;
+  return p > r ? double(r) / double(p) : double(p) / double(r);
+}
 
 }  // namespace easypp
