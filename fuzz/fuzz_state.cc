@@ -4,7 +4,8 @@
 // status file (read_status). Checked:
 //  - a refused file gives a message naming it and leaves the output empty;
 //  - what is read is written back (save_state / write_status succeed: the
-//    writer accepts everything the reader does) and reads back the same, and
+//    writer accepts everything the reader does) and reads back the same (the
+//    optional slowdowns of adaptive selective thresholds included), and
 //    a second write gives the very same bytes (the format is stable);
 //  - the history restored into the predictor, as the plugin does at start,
 //    predicts within [1, estimate] for every user in it.
@@ -43,7 +44,9 @@ bool same_rings(const std::vector<Predictor::Ring>& a, const std::vector<Predict
 
 bool same_state(const SavedState& a, const SavedState& b) {
   return a.last_learned_end == b.last_learned_end && a.learned_jobs == b.learned_jobs &&
-         a.window == b.window && same_rings(a.rings, b.rings);
+         a.window == b.window && same_rings(a.rings, b.rings) &&
+         a.slowdowns.has_value() == b.slowdowns.has_value() &&
+         (!a.slowdowns || *a.slowdowns == *b.slowdowns);
 }
 
 // Seconds are written with microsecond resolution: compare at that.

@@ -94,6 +94,11 @@ struct State {
   std::string state_path;   // StateSaveLocation/easypp_state.json
   std::string status_path;  // StateSaveLocation/easypp_status.json
   Time watermark = 0;       // finished jobs with end_time <= watermark are learned
+  // The bounded slowdowns of the finished jobs (recorded as they are learned,
+  // whatever easypp_selective says; kept in the state file): with
+  // easypp_selective=adaptive(-d), the cycle's thresholds (selective.h).
+  SlowdownMeans slowdowns;
+  bool slowdowns_changed = false;  // recorded since the last save
   std::uint64_t cycles = 0;
   Totals totals;
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
@@ -170,6 +175,7 @@ void load_history(State& s, const PluginConfig& cfg) {
   s.book.restore_history(saved.rings, time(nullptr));
   s.book.set_learned_total(saved.learned_jobs);
   s.watermark = saved.last_learned_end;
+  if (saved.slowdowns) s.slowdowns.restore(*saved.slowdowns);
   info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
        s.book.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
        s.state_path.c_str());
@@ -179,15 +185,17 @@ void load_history(State& s, const PluginConfig& cfg) {
 // rings: the predictor's snapshot when the caller already took one.
 void save_history(State& s, const PluginConfig& cfg,
                   const std::vector<Predictor::Ring>* rings = nullptr) {
-  if (!cfg.state || !s.book.history_changed() || s.state_blocked) return;
+  if (!cfg.state || !(s.book.history_changed() || s.slowdowns_changed) || s.state_blocked) return;
   SavedState saved;
   saved.last_learned_end = s.watermark;
   saved.learned_jobs = s.book.learned_total();
   saved.window = cfg.sched.predictor.window;
   saved.rings = rings ? *rings : s.book.predictor().snapshot();
+  saved.slowdowns = s.slowdowns.sums();
   std::string err;
   if (save_state(s.state_path, saved, &err, unsigned(cfg.file_mode))) {
     s.book.clear_history_changed();
+    s.slowdowns_changed = false;
     if (!s.last_state_error.empty()) info("sched/easypp: state file written again");
     s.last_state_error.clear();
   } else if (err != s.last_state_error) {
@@ -276,7 +284,10 @@ JobFacts facts_of(const job_record_t* job) {
     f.start = job->start_time + job->tot_sus_time;
   } else if (IS_JOB_FINISHED(job)) {
     f.state = JobFacts::State::Finished;
+    f.start = job->start_time;
     f.end = job->end_time;
+    f.submit = job->details != nullptr ? job->details->submit_time : job->start_time;
+    f.width = std::max<std::int64_t>(job->total_cpus, 1);
     f.runtime = job->end_time - job->start_time - job->tot_sus_time;
     // A job cancelled while pending has start_time == end_time and no nodes.
     f.had_allocation = job->start_time > 0 && job->end_time > job->start_time &&
@@ -287,8 +298,9 @@ JobFacts facts_of(const job_record_t* job) {
   return f;
 }
 
-void scan_jobs(State& s, time_t now, CycleStats* st) {
+void scan_jobs(State& s, time_t now, const Selective& sel, CycleStats* st) {
   JobScan scan(s.book, now, s.watermark);
+  scan.record_slowdowns(&s.slowdowns, sel);
   list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = static_cast<job_record_t*>(list_next(it)))) scan.observe(facts_of(job));
@@ -298,6 +310,7 @@ void scan_jobs(State& s, time_t now, CycleStats* st) {
     debug("sched/easypp: %zu job(s) gone from the job list forgotten", scan.forgotten());
   st->running = scan.running();
   st->learned = scan.learned();
+  if (scan.recorded() > 0) s.slowdowns_changed = true;
   st->corrections = s.book.correct_expired(now);
 }
 
@@ -726,7 +739,11 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   const time_t now = wall_seconds();
   ++s.cycles;
   st->time = now;
-  scan_jobs(s, now, st);
+  scan_jobs(s, now, cfg->sched.policy.selective, st);
+  // Adaptive selective thresholds: scale x the slowdowns so far, for this
+  // cycle's passes (cfg is the cycle's copy; its settings stay "adaptive").
+  if (cfg->sched.policy.selective.mode == Selective::Mode::Adaptive)
+    s.slowdowns.apply(cfg->sched.policy.selective);
 
   SlurmSwap swap(s.ledger, s.book);
   CycleEnv env(*cfg, s.book, s.ledger, swap);

@@ -47,6 +47,12 @@ void JobScan::observe(const JobFacts& j) {
   const bool ran = (p != nullptr && p->running) || (j.had_allocation && j.runtime > 0);
   if (ran && !j.het_component) {
     if (book_.finish(j.id, j.user, j.estimate, j.runtime, now_, j.completed)) ++learned_;
+    // Every job that ran counts for the slowdowns (as in the harness), learned
+    // or not (learn=completed, learn-min-runtime).
+    if (means_ != nullptr && j.start > 0 && j.end > j.start) {
+      means_->record(j.start > j.submit ? j.start - j.submit : 0, j.end - j.start, j.width, sel_);
+      ++recorded_;
+    }
   } else {
     book_.forget(j.id);
   }

@@ -10,6 +10,8 @@
 //                            from its leader only; under learn=completed
 //                            only if it completed, and only runtimes of
 //                            learn-min-runtime or more), then forgotten
+//                            and, if it ran, its bounded slowdown recorded
+//                            (adaptive selective thresholds, selective.h)
 //   gone from the list    -> forgotten by the sweep at the end of the scan,
 //                            so it no longer drives the correction timer
 //
@@ -20,6 +22,7 @@
 #include <cstdint>
 
 #include "easypp/prediction_book.h"
+#include "easypp/selective.h"
 #include "easypp/types.h"
 
 namespace easypp::plugin {
@@ -38,8 +41,10 @@ struct JobFacts {
   UserId user = kNoUser;
   Time estimate = 1;   ///< seconds: the time limit (>= 1)
   State state = State::Other;
-  Time start = 0;      ///< running: start_time + tot_sus_time
+  Time start = 0;      ///< running: start_time + tot_sus_time; finished: start_time
   Time end = 0;        ///< finished: end_time
+  Time submit = 0;     ///< finished: submit_time (its wait is start - submit)
+  std::int64_t width = 1;  ///< finished: CPUs allocated
   Time runtime = 0;    ///< finished: end - start - suspended time
   /// Finished: it had an allocation and ran (a job cancelled while pending
   /// has start == end and no nodes).
@@ -58,6 +63,14 @@ class JobScan {
   /// survives restarts in the state file).
   JobScan(PredictionBook& book, Time now, Time watermark);
 
+  /// Also record the bounded slowdown of every finished job that ran (once,
+  /// as it is learned: wait start - submit, runtime end - start, width its
+  /// CPUs) into `means`, in `s`'s categories (sel-short, sel-narrow).
+  void record_slowdowns(SlowdownMeans* means, const Selective& s) {
+    means_ = means;
+    sel_ = s;
+  }
+
   void observe(const JobFacts& job);
   /// Forget every job the scan did not see; returns the new watermark.
   Time finish();
@@ -65,6 +78,8 @@ class JobScan {
   std::uint32_t running() const { return running_; }
   std::uint32_t learned() const { return learned_; }
   std::size_t forgotten() const { return forgotten_; }
+  /// Finished jobs whose slowdown was recorded in this scan.
+  std::uint32_t recorded() const { return recorded_; }
 
  private:
   PredictionBook& book_;
@@ -73,6 +88,9 @@ class JobScan {
   std::uint32_t running_ = 0;
   std::uint32_t learned_ = 0;
   std::size_t forgotten_ = 0;
+  SlowdownMeans* means_ = nullptr;
+  Selective sel_;
+  std::uint32_t recorded_ = 0;
 };
 
 }  // namespace easypp::plugin

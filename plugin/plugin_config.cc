@@ -43,12 +43,12 @@ template <const char* Knob>
 std::string apply_core(PluginConfig& c, std::string_view v) {
   // plan=runtime exists in the simulator only (it needs the future).
   if (std::string_view(Knob) == "plan" && v == "runtime") return "estimate or prediction";
-  // Thresholds derived from a conservative replay exist in the harness only,
-  // and adaptive ones need the slowdowns of finished jobs, which the
-  // plugin does not follow yet: the plugin takes them given.
-  if (std::string_view(Knob) == "selective" &&
-      (v == "derive" || v == "derive-d" || v == "adaptive" || v == "adaptive-d"))
-    return "off, a threshold >= 1 or four thresholds SN/SW/LN/LW (derive them with easypp-sim)";
+  // Thresholds derived from a conservative replay exist in the harness only
+  // (the plugin takes them given); adaptive ones follow the slowdowns of
+  // the jobs the plugin saw finish (agent.cc, kept in the state file).
+  if (std::string_view(Knob) == "selective" && (v == "derive" || v == "derive-d"))
+    return "off, a threshold >= 1, four thresholds SN/SW/LN/LW (derive them with easypp-sim), "
+           "adaptive or adaptive-d";
   const std::string err = apply_knob(c.sched, Knob, v);
   if (err.empty()) return {};
   const std::size_t e = err.find("(expected ");
@@ -87,7 +87,7 @@ constexpr char kPlan[] = "plan", kPredictor[] = "predictor", kWindow[] = "window
                kLearnMin[] = "learn-min-runtime", kCorrection[] = "correction", kSjbf[] = "sjbf",
                kSafe[] = "safe", kSafeAfter[] = "safe-after", kSafeAfterDelay[] = "safe-after-delay",
                kSafeAfterXfactor[] = "safe-after-xfactor", kMaxDelay[] = "max-delay",
-               kTtl[] = "history-ttl", kSelective[] = "selective", kSelShort[] = "sel-short",
+               kTtl[] = "history-ttl", kSelective[] = "selective", kSelShort[] = "sel-short", kSelScale[] = "sel-scale",
                kSelNarrow[] = "sel-narrow";
 
 // In the order describe() and settings() show them (the interval first).
@@ -118,6 +118,7 @@ const Setting kSettings[] = {
     {"easypp_max_delay", apply_core<kMaxDelay>, render_core<kMaxDelay>, ""},
     {"easypp_history_ttl", apply_core<kTtl>, render_core<kTtl>, ""},
     {"easypp_selective", apply_core<kSelective>, render_core<kSelective>, ""},
+    {"easypp_sel_scale", apply_core<kSelScale>, render_core<kSelScale>, ""},
     {"easypp_sel_short", apply_core<kSelShort>, render_core<kSelShort>, "s"},
     {"easypp_sel_narrow", apply_core<kSelNarrow>, render_core<kSelNarrow>, ""},
     {"easypp_max_job_test", apply_int<&PluginConfig::max_job_test, 1, 1000000>,

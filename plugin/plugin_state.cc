@@ -28,6 +28,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -48,6 +49,8 @@ constexpr std::int64_t kMaxJobId = 4294967295LL;
 constexpr double kMaxRealSeconds = 1e12;
 constexpr std::size_t kMaxFileBytes = std::size_t(512) << 20;  // 512 MiB
 constexpr int kMaxDepth = 32;  // the formats nest 4 levels at most
+// Sums of bounded slowdowns (each at most about 2^40 / 10, counts at most 1e15).
+constexpr double kMaxSlowdownSum = 1e30;
 
 // --- small helpers ---------------------------------------------------------------
 
@@ -220,11 +223,49 @@ bool check_count(std::uint64_t v, const std::string& field, std::string* why) {
   return false;
 }
 
+// One sum of bounded slowdowns and its count (field: "slowdowns.sum[2]").
+bool check_slowdown_sum(double sum, std::uint64_t n, const std::string& field,
+                        const std::string& count_field, std::string* why) {
+  if (n > SavedState::kMaxSlowdownCount) {
+    *why = "field " + count_field + ": must be 0.." +
+           std::to_string(SavedState::kMaxSlowdownCount) + ", got " + std::to_string(n);
+    return false;
+  }
+  if (!std::isfinite(sum) || sum < 0 || sum > kMaxSlowdownSum) {
+    *why = "field " + field + ": must be a finite number 0..1e30, got " + std::to_string(sum);
+    return false;
+  }
+  if (n == 0 ? sum != 0 : sum < double(n)) {
+    *why = "field " + field + ": a sum of " + std::to_string(n) +
+           " bounded slowdowns (each >= 1) cannot be " + std::to_string(sum);
+    return false;
+  }
+  return true;
+}
+
+bool check_slowdowns(const SlowdownMeans::Sums& m, std::string* why) {
+  std::uint64_t total = 0;
+  for (std::size_t c = 0; c < 4; ++c) {
+    const std::string i = "[" + std::to_string(c) + "]";
+    if (!check_slowdown_sum(m.sum[c], m.n[c], "slowdowns.sum" + i, "slowdowns.count" + i, why))
+      return false;
+    total += m.n[c];  // each <= 1e15: no overflow
+  }
+  if (!check_slowdown_sum(m.sum_all, m.n_all, "slowdowns.sum_all", "slowdowns.count_all", why))
+    return false;
+  if (m.n_all != total) {
+    *why = "field slowdowns.count_all: must be the sum of slowdowns.count (" +
+           std::to_string(total) + "), got " + std::to_string(m.n_all);
+    return false;
+  }
+  return true;
+}
+
 bool check_state(const SavedState& s, std::string* why) {
   return check_int(s.last_learned_end, 0, kMaxSeconds, "last_learned_end", why) &&
          check_count(s.learned_jobs, "learned_jobs", why) &&
          check_int(s.window, 1, PredictorConfig::kMaxWindow, "window", why) &&
-         check_rings(s.rings, "users", why);
+         check_rings(s.rings, "users", why) && (!s.slowdowns || check_slowdowns(*s.slowdowns, why));
 }
 
 bool check_status(const Status& s, std::string* why) {
@@ -265,6 +306,21 @@ std::string state_json(const SavedState& s, Time written) {
   put(o, "learned_jobs", jint(std::int64_t(s.learned_jobs)));
   put(o, "window", jint(s.window));
   put(o, "users", rings_json(s.rings));
+  if (s.slowdowns) {
+    const SlowdownMeans::Sums& m = *s.slowdowns;
+    json_t* sd = json_object();
+    json_t* sum = json_array();
+    json_t* count = json_array();
+    for (std::size_t c = 0; c < 4; ++c) {
+      json_array_append_new(sum, json_real(m.sum[c]));
+      json_array_append_new(count, jint(std::int64_t(m.n[c])));
+    }
+    put(sd, "sum", sum);
+    put(sd, "count", count);
+    put(sd, "sum_all", json_real(m.sum_all));
+    put(sd, "count_all", jint(std::int64_t(m.n_all)));
+    put(o, "slowdowns", sd);
+  }
   return dump(o);
 }
 
@@ -701,6 +757,57 @@ JsonPtr load_root(const std::string& path, int version, LoadFailure* failure,
   return root;
 }
 
+// A sum as the file holds it: 15 significant digits (dump()'s precision), so
+// that what is loaded saves and loads back the very same value.
+double file_precision(double x) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.15g", x);
+  return std::strtod(b, nullptr);
+}
+
+// The optional member "slowdowns" (SavedState::slowdowns): absent is none.
+bool parse_slowdowns(Fields& f, json_t* root, std::optional<SlowdownMeans::Sums>* out) {
+  json_t* sd = json_object_get(root, "slowdowns");
+  if (sd == nullptr) return true;
+  if (!f.object(sd, "slowdowns")) return false;
+  SlowdownMeans::Sums m;
+  json_t* sum = f.member(sd, "slowdowns", "sum");
+  if (!sum || !f.array(sum, "slowdowns.sum")) return false;
+  json_t* count = f.member(sd, "slowdowns", "count");
+  if (!count || !f.array(count, "slowdowns.count")) return false;
+  if (json_array_size(sum) != 4)
+    return f.fail("slowdowns.sum", "must have 4 elements (SN, SW, LN, LW)");
+  if (json_array_size(count) != 4)
+    return f.fail("slowdowns.count", "must have 4 elements (SN, SW, LN, LW)");
+  const std::int64_t max_n = std::int64_t(SavedState::kMaxSlowdownCount);
+  auto real = [&f](json_t* v, const std::string& field, double* x) {
+    if (!json_is_number(v)) return f.fail(field, "must be a number");
+    *x = file_precision(json_number_value(v));
+    return true;
+  };
+  for (std::size_t c = 0; c < 4; ++c) {
+    const std::string i = "[" + std::to_string(c) + "]";
+    std::int64_t n = 0;
+    if (!real(json_array_get(sum, c), "slowdowns.sum" + i, &m.sum[c]) ||
+        !f.integer(json_array_get(count, c), "slowdowns.count" + i, 0, max_n, &n))
+      return false;
+    m.n[c] = std::uint64_t(n);
+  }
+  std::int64_t n_all = 0;
+  json_t* sum_all = f.member(sd, "slowdowns", "sum_all");
+  if (!sum_all || !real(sum_all, "slowdowns.sum_all", &m.sum_all) ||
+      !f.get_int(sd, "slowdowns", "count_all", 0, max_n, &n_all))
+    return false;
+  m.n_all = std::uint64_t(n_all);
+  std::string why;
+  if (!check_slowdowns(m, &why)) {  // "field F: what"
+    const std::size_t colon = why.find(": ");
+    return f.fail(why.substr(6, colon - 6), why.substr(colon + 2));
+  }
+  *out = m;
+  return true;
+}
+
 bool parse_state(const std::string& path, json_t* root, SavedState* s, std::string* error) {
   std::string why;
   Fields f(&why);
@@ -712,7 +819,7 @@ bool parse_state(const std::string& path, json_t* root, SavedState* s, std::stri
       f.get_int(root, "", "learned_jobs", 0, kMaxCount, &learned) &&
       f.get_num(root, "", "window", 1, PredictorConfig::kMaxWindow, &s->window) &&
       (users = f.member(root, "", "users")) != nullptr && parse_rings(f, users, "users", &s->rings);
-  if (!ok) {
+  if (!ok || !parse_slowdowns(f, root, &s->slowdowns)) {
     *error = path + ": " + why;
     return false;
   }

@@ -21,11 +21,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "easypp/predictor.h"
+#include "easypp/selective.h"
 #include "easypp/types.h"
 
 namespace easypp::plugin {
@@ -42,6 +44,15 @@ struct SavedState {
   /// When the file was written (set by load_state; save_state writes now).
   Time written = 0;
   std::vector<Predictor::Ring> rings;
+  /// The bounded slowdowns of the finished jobs, for adaptive selective
+  /// thresholds (easypp_selective=adaptive, selective.h's SlowdownMeans):
+  /// member "slowdowns", absent from files written before it existed (they
+  /// load with none). Sums finite, at least their count (a bounded slowdown
+  /// is >= 1) and 0 with it; counts at most kMaxSlowdownCount; n_all the sum
+  /// of the four categories' counts. Sums are kept to 15 significant digits
+  /// (what the file holds), so a loaded value saves and loads back the same.
+  std::optional<SlowdownMeans::Sums> slowdowns;
+  static constexpr std::uint64_t kMaxSlowdownCount = 1000000000000000ULL;  // 1e15
 };
 
 /// The mode of the state and status files unless configured otherwise

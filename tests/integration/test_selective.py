@@ -18,10 +18,16 @@ has not starved: C is backfilled at once. Once W's expansion factor passes
 1.2 it gets its reservation (logged then, at A's planned end), and D, which
 would delay it, waits until W has run, as under EASY.
 
+A third cluster, with adaptive thresholds (easypp_selective=adaptive-d,
+easypp_sel_scale=1.5), only checks that slurmctld takes them without a
+warning, that a finished job's slowdown reaches the state file (member
+"slowdowns") and that a restart loads it back without a complaint.
+
 The reservation lines carry the cycle's time: start=T (in S s) was logged at
 T - S, which times the reservation without parsing log timestamps.
 """
 
+import json
 import os
 import re
 import sys
@@ -41,12 +47,38 @@ STARVES_AFTER = (THRESHOLD - 1) * W_LIMIT  # s of waiting: 12
 D_AFTER = 16                             # s of W's waiting when D is submitted
 PARAMS = "sched_interval=2,easypp_interval=1"
 RUNS = {"easy": PARAMS, "sel": PARAMS + ",easypp_selective=%g" % THRESHOLD}
+ADAPTIVE = PARAMS + ",easypp_selective=adaptive-d,easypp_sel_scale=1.5"
 
 
 def reservations(log, job_id):
     """[(cycle time, planned start)] of the job's reservation lines, in order."""
     rx = r"sched/easypp: reservation: JobId=%d partition=batch start=(\d+) \(in (-?\d+) s\)"
     return [(int(s) - int(d), int(s)) for s, d in re.findall(rx % job_id, log)]
+
+
+def saved_slowdowns(c):
+    """The state file's "slowdowns" member, or None (no file or member yet)."""
+    try:
+        with open(c.path("state", "easypp_state.json")) as f:
+            return json.load(f).get("slowdowns")
+    except (OSError, ValueError):
+        return None
+
+
+def adaptive_scenario(c):
+    """One job under adaptive thresholds, then a restart; returns what the
+    state file held before the restart."""
+    job = c.submit(wrap="sleep 1", time_min=1, nodes=1, user=U1, name="J")
+    c.wait_jobs([job], timeout=60)
+    deadline = time.time() + 30
+    sd = saved_slowdowns(c)
+    while (sd is None or sd.get("count_all", 0) < 1) and time.time() < deadline:
+        time.sleep(0.5)
+        sd = saved_slowdowns(c)
+    c.restart_slurmctld()
+    c.wait_log(r"sched/easypp: history of \d+ users \(\d+ jobs learned so far\) loaded",
+               timeout=30)
+    return sd
 
 
 def scenario(c, selective):
@@ -75,6 +107,7 @@ class SelectiveTest(unittest.TestCase):
         require_plugin(cls)
         cls.results = {}
         threads = [threading.Thread(target=cls.run_on, args=(k, p)) for k, p in RUNS.items()]
+        threads.append(threading.Thread(target=cls.run_adaptive))
         for t in threads:
             t.start()
         for t in threads:
@@ -92,6 +125,34 @@ class SelectiveTest(unittest.TestCase):
             cls.results[key] = e
         finally:
             c.stop()
+
+    @classmethod
+    def run_adaptive(cls):
+        c = cluster.Cluster(scheduler="sched/easypp", nodes=2, cpus=1,
+                            scheduler_parameters=ADAPTIVE)
+        try:
+            c.start()
+            sd = adaptive_scenario(c)
+            cls.results["adaptive"] = (sd, c.ctld_log_text())
+        except Exception as e:  # reported by the test that needs it
+            cls.results["adaptive"] = e
+        finally:
+            c.stop()
+
+    def test_adaptive_thresholds_accepted_and_kept(self):
+        r = self.results.get("adaptive")
+        if isinstance(r, Exception):
+            raise r
+        sd, log = r
+        self.assertRegex(log, r"sched/easypp: loaded \(.* selective=adaptive-d sel_scale=1\.5 ")
+        bad = re.findall(r".*sched/easypp: (?:invalid|unknown|cannot).*", log)
+        self.assertEqual(bad, [], "slurmctld complained")
+        self.assertIsNotNone(sd, "no slowdowns in the state file")
+        self.assertEqual(sd["count_all"], 1, sd)
+        self.assertEqual(sum(sd["count"]), 1, sd)
+        self.assertGreaterEqual(sd["sum_all"], 1.0, sd)
+        # loaded twice (start, restart), the second time from the file
+        self.assertEqual(len(re.findall(r"sched/easypp: loaded \(", log)), 2)
 
     def result(self, key):
         r = self.results.get(key)

@@ -32,6 +32,7 @@ JobFacts finished(std::uint32_t id, Time start, Time end, UserId user = 100) {
   f.user = user;
   f.estimate = 600;
   f.state = JobFacts::State::Finished;
+  f.start = start;
   f.end = end;
   f.runtime = end - start;
   f.had_allocation = true;
@@ -57,6 +58,7 @@ class JobScanTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testHetComponentsAndCancelledJobs);
   CPPUNIT_TEST(testPendingJobsKept);
   CPPUNIT_TEST(testPluginBookOptions);
+  CPPUNIT_TEST(testSlowdownsOfFinishedJobs);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -121,6 +123,90 @@ class JobScanTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(b.find(3) != nullptr);  // pending (even held): kept
     scan(b, 30, 0, {});
     CPPUNIT_ASSERT(b.find(3) == nullptr);  // gone: forgotten
+  }
+
+  // Adaptive selective thresholds (easypp_selective=adaptive): each finished
+  // job that ran is recorded once, as it is learned (wait start - submit,
+  // runtime end - start, width its CPUs), and the thresholds are scale x the
+  // averages, per category for adaptive-d.
+  void testSlowdownsOfFinishedJobs() {
+    PredictionBook b(*preset("site"), plugin_options());  // learn=completed
+    SlowdownMeans m;
+    Selective sel;
+    sel.mode = Selective::Mode::Adaptive;
+    sel.scale = 2;
+    sel.short_limit = 3600;
+    sel.narrow_width = 8;
+    JobFacts a = finished(1, 100, 200);  // SN: (100 + 100) / 100 = 2
+    a.width = 4;
+    JobFacts w = finished(2, 12000, 16000);  // LW: (12000 + 4000) / 4000 = 4
+    w.submit = 0;
+    w.width = 16;
+    w.completed = false;  // not learned under learn=completed, but recorded
+    JobFacts comp = finished(3, 12000, 16000), cancelled = finished(4, 500, 500);
+    comp.het_component = true;
+    cancelled.had_allocation = false;
+    cancelled.runtime = 0;
+    const std::vector<JobFacts> jobs = {a, w, comp, cancelled};
+
+    JobScan s1(b, 20000, 0);
+    s1.record_slowdowns(&m, sel);
+    for (const JobFacts& j : jobs) s1.observe(j);
+    const Time wm = s1.finish();
+    CPPUNIT_ASSERT_EQUAL(1u, s1.learned());
+    CPPUNIT_ASSERT_EQUAL(2u, s1.recorded());
+    CPPUNIT_ASSERT_EQUAL(3.0, m.mean());
+    CPPUNIT_ASSERT_EQUAL(2.0, m.mean(Selective::SN));
+    CPPUNIT_ASSERT_EQUAL(1.0, m.mean(Selective::SW));  // none finished yet
+    CPPUNIT_ASSERT_EQUAL(4.0, m.mean(Selective::LW));
+
+    // Still in the job list next cycle: below the watermark, not recorded again.
+    JobScan s2(b, 20030, wm);
+    s2.record_slowdowns(&m, sel);
+    for (const JobFacts& j : jobs) s2.observe(j);
+    s2.finish();
+    CPPUNIT_ASSERT_EQUAL(0u, s2.recorded());
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(2), m.sums().n_all);
+
+    // Sel: one threshold, scale x the overall average; Sel-D: per category.
+    m.apply(sel);
+    CPPUNIT_ASSERT_EQUAL(6.0, sel.threshold[0]);
+    sel.per_category = true;
+    m.apply(sel);
+    CPPUNIT_ASSERT_EQUAL(4.0, sel.threshold[Selective::SN]);
+    CPPUNIT_ASSERT_EQUAL(2.0, sel.threshold[Selective::SW]);
+    CPPUNIT_ASSERT_EQUAL(2.0, sel.threshold[Selective::LN]);
+    CPPUNIT_ASSERT_EQUAL(8.0, sel.threshold[Selective::LW]);
+    // A short narrow job waiting since 0 with planning value 100 starves once
+    // its expansion factor reaches 4 (at 300), not before.
+    CPPUNIT_ASSERT(!sel.starving(299, 0, 100, 1));
+    CPPUNIT_ASSERT(sel.starving(300, 0, 100, 1));
+
+    // A later job with a long wait raises the thresholds.
+    JobFacts late = finished(5, 20900, 21000);  // SN: (20900 + 100) / 100 = 210
+    late.width = 1;
+    JobScan s3(b, 22000, wm);
+    s3.record_slowdowns(&m, sel);
+    s3.observe(late);
+    s3.finish();
+    m.apply(sel);
+    CPPUNIT_ASSERT_EQUAL(2.0 * (2 + 210) / 2, sel.threshold[Selective::SN]);
+    CPPUNIT_ASSERT_EQUAL(8.0, sel.threshold[Selective::LW]);
+
+    // The sums restore what was recorded (the plugin's state file keeps them).
+    SlowdownMeans again;
+    again.restore(m.sums());
+    CPPUNIT_ASSERT(again.sums() == m.sums());
+    Selective sel2 = sel;
+    sel2.threshold = {0, 0, 0, 0};
+    again.apply(sel2);
+    CPPUNIT_ASSERT(sel2.threshold == sel.threshold);
+
+    // Without record_slowdowns nothing is recorded.
+    JobScan s4(b, 30000, 0);
+    for (const JobFacts& j : jobs) s4.observe(j);
+    s4.finish();
+    CPPUNIT_ASSERT_EQUAL(0u, s4.recorded());
   }
 
   void testPluginBookOptions() {

@@ -28,6 +28,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testKeysAreCaseInsensitive);
   CPPUNIT_TEST(testSettingsRoundTrip);
   CPPUNIT_TEST(testSelectiveTurnsTheGuardsOff);
+  CPPUNIT_TEST(testAdaptiveSelective);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -236,7 +237,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
                                item.find(lower(sk)) == std::string::npos);
       }
     }
-    CPPUNIT_ASSERT_EQUAL(std::size_t(36), known_keys().size());
+    CPPUNIT_ASSERT_EQUAL(std::size_t(37), known_keys().size());
   }
 
   // Slurm matches its own keys case-insensitively; so does the plugin.
@@ -300,6 +301,63 @@ class PluginConfigTest : public CppUnit::TestFixture {
     // off again: the default guards are the preset's
     ParsedConfig r = parse_scheduler_parameters("easypp_selective=off");
     CPPUNIT_ASSERT(r.config.sched.policy.any_guard());
+  }
+
+  // Adaptive thresholds (the agent applies the finished jobs' slowdowns each
+  // cycle) are accepted, with easypp_sel_scale; derived ones stay refused
+  // (they need a conservative replay: easypp-sim).
+  void testAdaptiveSelective() {
+    ParsedConfig p = parse_scheduler_parameters("easypp_selective=adaptive");
+    CPPUNIT_ASSERT_MESSAGE(p.warnings.empty() ? "" : p.warnings[0], p.warnings.empty());
+    const Selective& s = p.config.sched.policy.selective;
+    CPPUNIT_ASSERT(s.mode == Selective::Mode::Adaptive);
+    CPPUNIT_ASSERT(!s.per_category);
+    CPPUNIT_ASSERT_EQUAL(std::string(), p.config.sched.validate());
+    CPPUNIT_ASSERT(!p.config.sched.policy.any_guard());
+    // the default scale is the core's (sel-scale)
+    CPPUNIT_ASSERT_EQUAL(SchedulerConfig().policy.selective.scale, s.scale);
+    CPPUNIT_ASSERT_EQUAL(knob_value(SchedulerConfig(), "sel-scale"),
+                         knob_value(p.config.sched, "sel-scale"));
+    CPPUNIT_ASSERT(p.config.describe().find("selective=adaptive sel_scale=1 ") !=
+                   std::string::npos);
+
+    ParsedConfig d = parse_scheduler_parameters("EASYPP_SELECTIVE=adaptive-d,easypp_sel_scale=2.5");
+    CPPUNIT_ASSERT_MESSAGE(d.warnings.empty() ? "" : d.warnings[0], d.warnings.empty());
+    CPPUNIT_ASSERT(d.config.sched.policy.selective.mode == Selective::Mode::Adaptive);
+    CPPUNIT_ASSERT(d.config.sched.policy.selective.per_category);
+    CPPUNIT_ASSERT_EQUAL(2.5, d.config.sched.policy.selective.scale);
+    // what the status file carries reads back the same, without a warning
+    ParsedConfig q = apply_settings(d.config.settings());
+    CPPUNIT_ASSERT(q.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(d.config.describe(), q.config.describe());
+    CPPUNIT_ASSERT(q.config.sched.policy.selective.mode == Selective::Mode::Adaptive);
+
+    // bad scales: one warning each, the default kept
+    for (const char* bad : {"0", "0.001", "1001", "abc", "", "nan", "inf", "-1", "2x"}) {
+      ParsedConfig b = parse_scheduler_parameters(
+          (std::string("easypp_selective=adaptive,easypp_sel_scale=") + bad).c_str());
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, std::size_t(1), b.warnings.size());
+      CPPUNIT_ASSERT_MESSAGE(b.warnings[0],
+                             b.warnings[0].find(std::string("invalid easypp_sel_scale='") + bad +
+                                                "' (want a number between 0.01 and 1000), "
+                                                "using 1") != std::string::npos);
+      CPPUNIT_ASSERT_EQUAL(1.0, b.config.sched.policy.selective.scale);
+      CPPUNIT_ASSERT(b.config.sched.policy.selective.mode == Selective::Mode::Adaptive);
+    }
+    // bad thresholds and the harness-only derived ones: refused, off kept
+    for (const char* bad : {"derive", "derive-d", "adaptive-x", "adaptively", "0.5", "1/2/3"}) {
+      ParsedConfig b =
+          parse_scheduler_parameters((std::string("easypp_selective=") + bad).c_str());
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, std::size_t(1), b.warnings.size());
+      CPPUNIT_ASSERT_MESSAGE(b.warnings[0],
+                             b.warnings[0].find(std::string("invalid easypp_selective='") + bad +
+                                                "'") != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(b.warnings[0], b.warnings[0].find("using off") != std::string::npos);
+      CPPUNIT_ASSERT(!b.config.sched.policy.selective.on());
+    }
+    ParsedConfig dr = parse_scheduler_parameters("easypp_selective=derive");
+    CPPUNIT_ASSERT(dr.warnings[0].find("derive them with easypp-sim") != std::string::npos);
+    CPPUNIT_ASSERT(dr.warnings[0].find("adaptive or adaptive-d") != std::string::npos);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -79,6 +80,12 @@ SavedState sample_state() {
   s.rings.push_back({1000, 7200, {{3000, 7200}, {4200, 7200}}});
   s.rings.push_back({4294967295LL, -1, {{Time(1) << 40, Time(1) << 40}}});
   s.rings.push_back({77, -1, {}});
+  SlowdownMeans::Sums m;
+  m.sum = {2.5, 0, 1234567.125, 1};
+  m.n = {2, 0, 3, 1};
+  m.sum_all = 1234570.625;
+  m.n_all = 6;
+  s.slowdowns = m;
   return s;
 }
 
@@ -162,6 +169,7 @@ SavedState junk_state() {
   s.learned_jobs = 5;
   s.window = 7;
   s.rings.push_back({5, -1, {{1, 2}}});
+  s.slowdowns = SlowdownMeans::Sums{};
   return s;
 }
 
@@ -170,6 +178,7 @@ void assert_empty(const SavedState& s) {
   CPPUNIT_ASSERT_EQUAL(Time(0), s.last_learned_end);
   CPPUNIT_ASSERT_EQUAL(std::uint64_t(0), s.learned_jobs);
   CPPUNIT_ASSERT_EQUAL(SavedState().window, s.window);
+  CPPUNIT_ASSERT(!s.slowdowns);
 }
 
 // Loading `content` fails, names the file and contains `want`, empties *out.
@@ -240,6 +249,7 @@ class PluginStateTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRandomMutationsNeverCrash);
   CPPUNIT_TEST(testBracketsInStringsAreNotNesting);
   CPPUNIT_TEST(testPredictionsSurviveSaveAndLoad);
+  CPPUNIT_TEST(testSlowdowns);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -256,6 +266,7 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(s.learned_jobs, t.learned_jobs);
     CPPUNIT_ASSERT_EQUAL(s.window, t.window);
     assert_rings_equal(s.rings, t.rings);
+    CPPUNIT_ASSERT(t.slowdowns && *t.slowdowns == *s.slowdowns);
     // Saving what was loaded gives the same bytes but for the time written.
     const std::string first = slurp(d.file(kStateFileName));
     CPPUNIT_ASSERT_MESSAGE(err, save_state(d.file("again.json"), t, &err));
@@ -538,6 +549,122 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(err, contains(err, "totals.seconds"));
     CPPUNIT_ASSERT(!fs::exists(d.file("status")));
     CPPUNIT_ASSERT(temp_files(d.path).empty());
+  }
+
+  // The slowdowns of adaptive selective thresholds: an optional member (files
+  // written before it load with none), checked like the other fields, and a
+  // loaded value saves and loads back the very same.
+  void testSlowdowns() {
+    TempDir d;
+    std::string err;
+    // An older file, without the member.
+    SavedState old;
+    spit(d.file("old"), kValidState);
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file("old"), &old, &err));
+    CPPUNIT_ASSERT(!old.slowdowns);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), old.rings.size());
+    // ... saved without it, and loads so again.
+    CPPUNIT_ASSERT_MESSAGE(err, save_state(d.file("old2"), old, &err));
+    CPPUNIT_ASSERT(!contains(slurp(d.file("old2")), "slowdowns"));
+    SavedState old2 = junk_state();
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file("old2"), &old2, &err));
+    CPPUNIT_ASSERT(!old2.slowdowns);
+
+    // Recorded means survive a save and a load: the thresholds are the same.
+    SlowdownMeans m;
+    Selective sel;
+    sel.mode = Selective::Mode::Adaptive;
+    sel.per_category = true;
+    sel.scale = 1.5;
+    for (int i = 0; i < 7; ++i) m.record(Time(100 * i + 7), Time(30 + 1000 * i), 3 + 5 * i, sel);
+    SavedState st = sample_state();
+    st.slowdowns = m.sums();
+    CPPUNIT_ASSERT_MESSAGE(err, save_state(d.file("m"), st, &err));
+    SavedState back;
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file("m"), &back, &err));
+    CPPUNIT_ASSERT(back.slowdowns);
+    CPPUNIT_ASSERT_EQUAL(m.sums().n_all, back.slowdowns->n_all);
+    SlowdownMeans r;
+    r.restore(*back.slowdowns);
+    for (int c = 0; c < 4; ++c)
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(m.mean(c), r.mean(c), 1e-12 * m.mean(c));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(m.mean(), r.mean(), 1e-12 * m.mean());
+    // what was loaded saves and loads back exactly
+    CPPUNIT_ASSERT_MESSAGE(err, save_state(d.file("m2"), back, &err));
+    SavedState again;
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file("m2"), &again, &err));
+    CPPUNIT_ASSERT(again.slowdowns && *again.slowdowns == *back.slowdowns);
+
+    // Values the reader would refuse are not written.
+    const std::string path = d.file(kStateFileName);
+    CPPUNIT_ASSERT_MESSAGE(err, save_state(path, sample_state(), &err));
+    const std::string before = slurp(path);
+    struct Case {
+      const char* what;
+      void (*spoil)(SlowdownMeans::Sums&);
+    };
+    const Case cases[] = {
+        {"slowdowns.sum[0]", [](SlowdownMeans::Sums& x) { x.sum[0] = std::nan(""); }},
+        {"slowdowns.sum[2]", [](SlowdownMeans::Sums& x) { x.sum[2] = -1; }},
+        {"slowdowns.sum[3]", [](SlowdownMeans::Sums& x) { x.sum[3] = 0.5; }},  // < its count
+        {"slowdowns.sum[1]", [](SlowdownMeans::Sums& x) { x.sum[1] = 2; }},    // count 0
+        {"slowdowns.sum_all", [](SlowdownMeans::Sums& x) { x.sum_all = HUGE_VAL; }},
+        {"slowdowns.count[1]",
+         [](SlowdownMeans::Sums& x) { x.n[1] = SavedState::kMaxSlowdownCount + 1; }},
+        {"slowdowns.count_all", [](SlowdownMeans::Sums& x) { x.n_all = 7; }},
+    };
+    for (const Case& c : cases) {
+      SavedState bad = sample_state();
+      c.spoil(*bad.slowdowns);
+      CPPUNIT_ASSERT_MESSAGE(c.what, !save_state(path, bad, &err));
+      CPPUNIT_ASSERT_MESSAGE(err, contains(err, path) && contains(err, c.what));
+      CPPUNIT_ASSERT_EQUAL(before, slurp(path));
+    }
+
+    // Files with bad values are refused, naming the field.
+    const std::string good =
+        ", \"slowdowns\": {\"sum\": [2.5, 0, 3, 1], \"count\": [2, 0, 1, 1],"
+        " \"sum_all\": 6.5, \"count_all\": 4}}";
+    auto with = [&good](const std::string& from, const std::string& to) {
+      std::string m = good;
+      if (!from.empty()) {
+        const std::size_t at = m.find(from);
+        CPPUNIT_ASSERT_MESSAGE(from, at != std::string::npos);
+        m.replace(at, from.size(), to);
+      }
+      std::string st = kValidState;
+      return st.substr(0, st.size() - 1) + m;
+    };
+    SavedState ok;
+    spit(d.file("good"), with("", ""));
+    CPPUNIT_ASSERT_MESSAGE(err, load_state(d.file("good"), &ok, &err));
+    CPPUNIT_ASSERT(ok.slowdowns);
+    CPPUNIT_ASSERT_EQUAL(2.5, ok.slowdowns->sum[0]);
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(4), ok.slowdowns->n_all);
+    expect_bad_state(d, "sd_not_object", state_with("]]}]}", "]]}], \"slowdowns\": 3}"),
+                     "field slowdowns: must be an object, got an integer");
+    expect_bad_state(d, "sd_missing_sum", with("\"sum\": [2.5, 0, 3, 1], ", ""),
+                     "field slowdowns.sum: missing");
+    expect_bad_state(d, "sd_three", with("[2.5, 0, 3, 1]", "[2.5, 0, 3]"),
+                     "field slowdowns.sum: must have 4 elements");
+    expect_bad_state(d, "sd_string", with("[2.5, 0, 3, 1]", "[2.5, 0, \"3\", 1]"),
+                     "field slowdowns.sum[2]: must be a number");
+    expect_bad_state(d, "sd_negative", with("[2.5, 0, 3, 1]", "[-2.5, 0, 3, 1]"),
+                     "field slowdowns.sum[0]");
+    expect_bad_state(d, "sd_huge", with("[2.5, 0, 3, 1]", "[2.5e300, 0, 3, 1]"),
+                     "field slowdowns.sum[0]: must be a finite number");
+    expect_bad_state(d, "sd_below_count", with("[2.5, 0, 3, 1]", "[1.5, 0, 3, 1]"),
+                     "field slowdowns.sum[0]: a sum of 2 bounded slowdowns");
+    expect_bad_state(d, "sd_count_real", with("[2, 0, 1, 1]", "[2, 0, 1.5, 1]"),
+                     "field slowdowns.count[2]: must be an integer");
+    expect_bad_state(d, "sd_count_negative", with("[2, 0, 1, 1]", "[2, -1, 1, 1]"),
+                     "field slowdowns.count[1]: must be 0..");
+    expect_bad_state(d, "sd_count_huge", with("[2, 0, 1, 1]", "[2, 0, 1, 1000000000000001]"),
+                     "field slowdowns.count[3]: must be 0..1000000000000000");
+    expect_bad_state(d, "sd_count_all", with("\"count_all\": 4", "\"count_all\": 5"),
+                     "field slowdowns.count_all: must be the sum of slowdowns.count (4), got 5");
+    expect_bad_state(d, "sd_no_count_all", with(", \"count_all\": 4", ""),
+                     "field slowdowns.count_all: missing");
   }
 
   void testMissingFile() {

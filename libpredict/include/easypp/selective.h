@@ -82,6 +82,26 @@ class SlowdownMeans {
     return n_[c] ? sum_[c] / double(n_[c]) : 1.0;
   }
   double mean() const { return n_all_ ? sum_all_ / double(n_all_) : 1.0; }
+
+  /// The sums and counts themselves (the plugin keeps them in its state
+  /// file, so a restart does not forget them): per category, then overall.
+  struct Sums {
+    std::array<double, 4> sum = {0, 0, 0, 0};
+    std::array<std::uint64_t, 4> n = {0, 0, 0, 0};
+    double sum_all = 0;
+    std::uint64_t n_all = 0;
+    bool operator==(const Sums& o) const {
+      return sum == o.sum && n == o.n && sum_all == o.sum_all && n_all == o.n_all;
+    }
+    bool operator!=(const Sums& o) const { return !(*this == o); }
+  };
+  Sums sums() const { return Sums{sum_, n_, sum_all_, n_all_}; }
+  void restore(const Sums& s) {
+    sum_ = s.sum;
+    n_ = s.n;
+    sum_all_ = s.sum_all;
+    n_all_ = s.n_all;
+  }
   /// Set s's thresholds to its scale times these averages.
   void apply(Selective& s) const {
     if (s.per_category)
