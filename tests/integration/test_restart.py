@@ -8,7 +8,7 @@ learned twice would show up as duplicated entries) and easypp_fullness=partial
      easypp_state.json) then holds them;
   2. slurmctld restarts: the plugin loads the history (log line), the status
      file shows the same entries, none learned a second time, and a new job
-     of u1 is predicted from it;
+     of u1 is predicted from it (easypp-ctl, while it waits);
   3. slurmctld is stopped, the state file replaced by garbage, slurmctld
      started: it runs, the plugin logs the problem, keeps the file as .bad,
      starts with an empty history and schedules jobs;
@@ -32,6 +32,8 @@ import cluster  # noqa: E402
 from test_load import SharedClusterTest  # noqa: E402
 
 U1, U2, U3, U4 = cluster.TEST_USERS
+CTL = os.path.join(os.environ.get("EASYPP_BUILD_DIR", cluster.REPO_ROOT), "plugin",
+                   "easypp-ctl")
 
 
 class RestartTest(SharedClusterTest):
@@ -85,16 +87,21 @@ class RestartTest(SharedClusterTest):
         self.assertEqual(sorted(c.history(U1)), before[U1])
         self.assertEqual(c.history(U2), before[U2])
         # u1's next job is predicted from the restored history (the average
-        # of its two runtimes, rounded up).
+        # of its two runtimes, rounded up), as easypp-ctl shows it while the
+        # job waits behind a job on every node: on an idle cluster Slurm's
+        # main scheduler may start it first (it did, in CI on 24.11), with
+        # nothing to log.
         p = -(-sum(before[U1]) // 2)
-        # Once the nodes have registered again (24.11's slurmd take a few
-        # seconds): before that the plugin cannot start the job, and Slurm's
-        # main scheduler may start it first, without a prediction to log.
-        c.wait_idle()
+        c.wait_idle()  # the nodes registered again (24.11's slurmd take a few seconds)
+        blocker = c.submit(wrap="sleep 60", time_min=5, nodes=4, user=U4, extra=["--exclusive"])
+        c.wait_state(blocker, "RUNNING", timeout=30)
         j = c.submit(wrap="sleep 1", time_min=5, nodes=1, user=U1)
-        c.wait_jobs([j], timeout=60)
-        self.assertRegex(c.ctld_log_text(),
-                         r"started JobId=%d .*prediction %d s, limit 5 min" % (j, p))
+        seen = c.wait_for("u1's job in easypp-ctl jobs", lambda: (lambda job: job if job and
+                          job.get("prediction") is not None else None)(
+                              cluster.ctl_job(CTL, c.path("state"), j)), timeout=30)
+        c.cancel(blocker, j)
+        self.assertTrue(seen.get("from_history"), seen)
+        self.assertEqual(seen["prediction"], p, seen)
 
     def test_3_garbage_state_file(self):
         c = self.c
