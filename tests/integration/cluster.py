@@ -327,8 +327,11 @@ def ensure_users(names=TEST_USERS):
 
 
 def _port_free(port):
+    # Without SO_REUSEADDR: a port with connections in TIME_WAIT (a daemon of
+    # an earlier cluster closed them) counts as busy, since a daemon that
+    # binds without SO_REUSEADDR would fail there (24.11's slurmrestd did, in
+    # a full run: "Unable to bind socket: Address already in use").
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
             return True
