@@ -71,6 +71,9 @@ bool same_status(const Status& a, const Status& b, bool exact) {
       t.started_backfill != u.started_backfill || t.corrections != u.corrections ||
       t.learned != u.learned || !sec(t.seconds, u.seconds) || !sec(t.max_seconds, u.max_seconds))
     return false;
+  if (a.slowdowns.has_value() != b.slowdowns.has_value() ||
+      (a.slowdowns && *a.slowdowns != *b.slowdowns) || a.thresholds != b.thresholds)
+    return false;
   if (!same_rings(a.history, b.history) || a.jobs.size() != b.jobs.size()) return false;
   for (std::size_t i = 0; i < a.jobs.size(); ++i) {
     const JobStatus &j = a.jobs[i], &k = b.jobs[i];

@@ -742,8 +742,12 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   scan_jobs(s, now, cfg->sched.policy.selective, st);
   // Adaptive selective thresholds: scale x the slowdowns so far, for this
   // cycle's passes (cfg is the cycle's copy; its settings stay "adaptive").
-  if (cfg->sched.policy.selective.mode == Selective::Mode::Adaptive)
-    s.slowdowns.apply(cfg->sched.policy.selective);
+  const Selective& sel = cfg->sched.policy.selective;
+  if (sel.mode == Selective::Mode::Adaptive) s.slowdowns.apply(cfg->sched.policy.selective);
+  status->slowdowns = s.slowdowns.sums();
+  if (sel.on())
+    status->thresholds.assign(sel.threshold.begin(), sel.per_category ? sel.threshold.end()
+                                                                      : sel.threshold.begin() + 1);
 
   SlurmSwap swap(s.ledger, s.book);
   CycleEnv env(*cfg, s.book, s.ledger, swap);

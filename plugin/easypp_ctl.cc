@@ -42,6 +42,8 @@
 #endif
 
 using easypp::Predictor;
+using easypp::Selective;
+using easypp::SlowdownMeans;
 using easypp::Time;
 using easypp::UserId;
 using easypp::plugin::printable;
@@ -66,8 +68,9 @@ easypp_state.json with the learned history).
 
 Commands:
   status                  settings, when the status was written (warns if it
-                          is stale: the plugin may not be running), the last
-                          cycle's statistics and the totals (the default)
+                          is stale: the plugin may not be running), selective
+                          thresholds and slowdowns (easypp_selective), the
+                          last cycle's statistics and the totals (the default)
   jobs [--user U] [--partition P]
                           every pending and running job: estimate (time
                           limit), prediction and its source (history or
@@ -147,6 +150,13 @@ std::string seconds_text(double s) {
   if (s < 10) std::snprintf(b, sizeof b, "%.3fs", s);
   else if (s < 600) std::snprintf(b, sizeof b, "%.1fs", s);
   else return duration(Time(s));
+  return b;
+}
+
+// A number with `digits` decimals (thresholds, means).
+std::string fixed(double x, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
   return b;
 }
 
@@ -557,6 +567,39 @@ std::optional<UserId> resolve_user(const std::string& u, const ps::Status* st) {
 
 // --- commands ---------------------------------------------------------------------
 
+// easypp_selective: the thresholds the last cycle used (adaptive ones as
+// the slowdowns made them) and the slowdowns of the finished jobs.
+void print_selective(const ps::Status& s, const ps::PluginConfig& cfg) {
+  static const char* const kCat[] = {"SN", "SW", "LN", "LW"};
+  const Selective& sel = cfg.sched.policy.selective;
+  if (!s.thresholds.empty()) {
+    std::string t;
+    if (s.thresholds.size() == 1) {
+      t = fixed(s.thresholds[0], 2) + " for every job";
+    } else {
+      for (std::size_t c = 0; c < s.thresholds.size(); ++c)
+        t += std::string(c ? ", " : "") + kCat[c] + " " + fixed(s.thresholds[c], 2);
+      t += " (short: planning value <= " + duration(sel.short_limit) +
+           ", narrow: <= " + std::to_string(sel.narrow_width) + " CPUs)";
+    }
+    const bool adaptive = sel.mode == Selective::Mode::Adaptive;
+    std::printf("  selective      %s%s\n", adaptive ? "adaptive, " : "", t.c_str());
+    if (adaptive)
+      std::printf("                 (%s x the mean bounded slowdown of the finished jobs; 1 "
+                  "while none)\n", fixed(sel.scale, 2).c_str());
+  }
+  if (s.slowdowns && (s.slowdowns->n_all > 0 || !s.thresholds.empty())) {
+    const SlowdownMeans::Sums& m = *s.slowdowns;
+    auto mean = [](double sum, std::uint64_t n) { return n ? fixed(sum / double(n), 2) : "-"; };
+    std::string per;
+    for (std::size_t c = 0; c < 4; ++c)
+      per += std::string(c ? ", " : "") + kCat[c] + " " + mean(m.sum[c], m.n[c]) + " (" +
+             std::to_string(m.n[c]) + ")";
+    std::printf("  slowdowns      mean %s over %llu finished jobs; %s\n",
+                mean(m.sum_all, m.n_all).c_str(), (unsigned long long)m.n_all, per.c_str());
+  }
+}
+
 int cmd_status(const Options& o, const std::string& dir) {
   const std::string path = join_path(dir, ps::kStatusFileName);
   const ps::Status s = read_status_or_die(path);
@@ -588,6 +631,7 @@ int cmd_status(const Options& o, const std::string& dir) {
               s.slurm_version.empty() ? "?" : printable(s.slurm_version).c_str());
   std::printf("  settings       %s\n", cfg.describe().c_str());
   std::printf("  state file     %s\n", s.state_file.empty() ? "-" : printable(s.state_file).c_str());
+  print_selective(s, cfg);
   std::printf("  history        %zu users, %zu runtimes\n", users, entries);
   std::printf("  jobs           %zu pending, %zu running", pending, running);
   if (suspended) std::printf(", %zu suspended", suspended);

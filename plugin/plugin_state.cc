@@ -268,6 +268,22 @@ bool check_state(const SavedState& s, std::string* why) {
          check_rings(s.rings, "users", why) && (!s.slowdowns || check_slowdowns(*s.slowdowns, why));
 }
 
+// The selective thresholds of the status: none, one or four, each finite and
+// 0..1e15 (an adaptive one is the scale times a mean of bounded slowdowns).
+bool check_thresholds(const std::vector<double>& t, std::string* why) {
+  if (!(t.empty() || t.size() == 1 || t.size() == 4)) {
+    *why = "field selective_thresholds: must have 1 or 4 elements, got " + std::to_string(t.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (!std::isfinite(t[i]) || t[i] < 0 || t[i] > 1e15) {
+      *why = "field selective_thresholds[" + std::to_string(i) +
+             "]: must be a finite number 0..1e15, got " + std::to_string(t[i]);
+      return false;
+    }
+  return true;
+}
+
 bool check_status(const Status& s, std::string* why) {
   const CycleStats& c = s.last;
   const Totals& t = s.totals;
@@ -281,7 +297,8 @@ bool check_status(const Status& s, std::string* why) {
       !check_count(t.learned, "totals.learned", why) ||
       !check_real(t.seconds, "totals.seconds", why) ||
       !check_real(t.max_seconds, "totals.max_seconds", why) ||
-      !check_rings(s.history, "history", why))
+      !check_rings(s.history, "history", why) || (s.slowdowns && !check_slowdowns(*s.slowdowns, why)) ||
+      !check_thresholds(s.thresholds, why))
     return false;
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const JobStatus& j = s.jobs[i];
@@ -298,6 +315,22 @@ bool check_status(const Status& s, std::string* why) {
 
 // --- serialisation ---------------------------------------------------------------
 
+// The member "slowdowns" of both files.
+json_t* slowdowns_json(const SlowdownMeans::Sums& m) {
+  json_t* sd = json_object();
+  json_t* sum = json_array();
+  json_t* count = json_array();
+  for (std::size_t c = 0; c < 4; ++c) {
+    json_array_append_new(sum, json_real(m.sum[c]));
+    json_array_append_new(count, jint(std::int64_t(m.n[c])));
+  }
+  put(sd, "sum", sum);
+  put(sd, "count", count);
+  put(sd, "sum_all", json_real(m.sum_all));
+  put(sd, "count_all", jint(std::int64_t(m.n_all)));
+  return sd;
+}
+
 std::string state_json(const SavedState& s, Time written) {
   json_t* o = json_object();
   put(o, "format_version", jint(SavedState::kFormatVersion));
@@ -306,21 +339,7 @@ std::string state_json(const SavedState& s, Time written) {
   put(o, "learned_jobs", jint(std::int64_t(s.learned_jobs)));
   put(o, "window", jint(s.window));
   put(o, "users", rings_json(s.rings));
-  if (s.slowdowns) {
-    const SlowdownMeans::Sums& m = *s.slowdowns;
-    json_t* sd = json_object();
-    json_t* sum = json_array();
-    json_t* count = json_array();
-    for (std::size_t c = 0; c < 4; ++c) {
-      json_array_append_new(sum, json_real(m.sum[c]));
-      json_array_append_new(count, jint(std::int64_t(m.n[c])));
-    }
-    put(sd, "sum", sum);
-    put(sd, "count", count);
-    put(sd, "sum_all", json_real(m.sum_all));
-    put(sd, "count_all", jint(std::int64_t(m.n_all)));
-    put(o, "slowdowns", sd);
-  }
+  if (s.slowdowns) put(o, "slowdowns", slowdowns_json(*s.slowdowns));
   return dump(o);
 }
 
@@ -396,6 +415,12 @@ json_t* status_object(const Status& s, StatusPart part) {
   put(o, "state_file", jstr(s.state_file));
   put(o, "last_cycle", cycle_json(s.last));
   put(o, "totals", totals_json(s.totals));
+  if (s.slowdowns) put(o, "slowdowns", slowdowns_json(*s.slowdowns));
+  if (!s.thresholds.empty()) {
+    json_t* t = json_array();
+    for (double x : s.thresholds) json_array_append_new(t, json_real(x));
+    put(o, "selective_thresholds", t);
+  }
   if (part == StatusPart::Whole) {
     put(o, "history", rings_json(s.history));
     put(o, "jobs", jobs_json(s.jobs));
@@ -895,6 +920,27 @@ bool parse_settings(Fields& f, json_t* root, Status* s) {
   return true;
 }
 
+// The optional member "selective_thresholds" (Status::thresholds).
+bool parse_thresholds(Fields& f, json_t* root, std::vector<double>* out) {
+  json_t* t = json_object_get(root, "selective_thresholds");
+  if (t == nullptr) return true;
+  if (!f.array(t, "selective_thresholds")) return false;
+  std::vector<double> v;
+  for (std::size_t i = 0; i < json_array_size(t); ++i) {
+    json_t* x = json_array_get(t, i);
+    if (!json_is_number(x))
+      return f.fail("selective_thresholds[" + std::to_string(i) + "]", "must be a number");
+    v.push_back(file_precision(json_number_value(x)));
+  }
+  std::string why;
+  if (!check_thresholds(v, &why)) {  // "field F: what"
+    const std::size_t colon = why.find(": ");
+    return f.fail(why.substr(6, colon - 6), why.substr(colon + 2));
+  }
+  *out = std::move(v);
+  return true;
+}
+
 bool parse_status(const std::string& path, json_t* root, Status* s, std::string* error) {
   std::string why;
   Fields f(&why);
@@ -905,7 +951,8 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
                   f.get_num(root, "", "written", 0, kMaxSeconds, &s->written) &&
                   f.get_string(root, "", "state_file", &s->state_file) &&
                   parse_settings(f, root, s) && parse_cycle(f, root, &s->last) &&
-                  parse_totals(f, root, &s->totals) &&
+                  parse_totals(f, root, &s->totals) && parse_slowdowns(f, root, &s->slowdowns) &&
+                  parse_thresholds(f, root, &s->thresholds) &&
                   (h = f.member(root, "", "history")) != nullptr &&
                   parse_rings(f, h, "history", &s->history) &&
                   (jobs = f.member(root, "", "jobs")) != nullptr && f.array(jobs, "jobs");

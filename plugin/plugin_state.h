@@ -166,6 +166,14 @@ struct Status {
   std::string state_file;   ///< where the history is persisted
   CycleStats last;
   Totals totals;
+  /// The bounded slowdowns of the finished jobs (as the state file keeps
+  /// them; the means adaptive thresholds follow). Absent from files of
+  /// earlier versions.
+  std::optional<SlowdownMeans::Sums> slowdowns;
+  /// easypp_selective on: the starvation thresholds the last cycle used,
+  /// one for every job (Sel) or four (Sel-D: SN, SW, LN, LW); adaptive ones
+  /// as computed from the slowdowns. Empty: not selective.
+  std::vector<double> thresholds;
   std::vector<Predictor::Ring> history;  ///< per-user rings (estimate_key -1) and extended rings
   std::vector<JobStatus> jobs;
 };

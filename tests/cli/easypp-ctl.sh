@@ -87,6 +87,30 @@ expect "fresh status exits 0" 0 "$CTL" --dir "$T/fresh"
 hasnt "fresh status: not stale" "$T/out" 'STALE'
 if [ -s "$T/err" ]; then fail "fresh status: nothing on stderr"; else pass "fresh status: nothing on stderr"; fi
 
+hasnt "status without selective: no thresholds" "$T/out" '^  selective '
+hasnt "status without slowdowns: no slowdowns line" "$T/out" '^  slowdowns '
+
+# Selective reservations: the thresholds the last cycle used and the slowdowns
+# adaptive ones follow (members selective_thresholds and slowdowns).
+mkdir "$T/sel"
+sed -e "s/\"written\": 1714564800/\"written\": $(date +%s)/" \
+    -e 's/"easypp_fallback": "estimate"}/"easypp_fallback": "estimate", "easypp_selective": "adaptive-d", "easypp_sel_scale": "1.5"}/' \
+    -e 's/^ "history": \[$/ "slowdowns": {"sum": [4, 0, 3.5, 1], "count": [2, 0, 1, 1], "sum_all": 8.5, "count_all": 4},\
+ "selective_thresholds": [3, 1.5, 5.25, 1.5],\
+ "history": [/' "$OK/easypp_status.json" >"$T/sel/easypp_status.json"
+expect "selective status exits 0" 0 "$CTL" --dir "$T/sel"
+has "selective status: the thresholds per category" "$T/out" '^  selective +adaptive, SN 3\.00, SW 1\.50, LN 5\.25, LW 1\.50 \(short: planning value <= 1h00m, narrow: <= 8 CPUs\)$'
+has "selective status: how adaptive ones are made" "$T/out" '1\.50 x the mean bounded slowdown of the finished jobs'
+has "selective status: the slowdowns" "$T/out" '^  slowdowns +mean 2\.12 over 4 finished jobs; SN 2\.00 \(2\), SW - \(0\), LN 3\.50 \(1\), LW 1\.00 \(1\)$'
+if [ -s "$T/err" ]; then fail "selective status: nothing on stderr"; cat "$T/err"; else pass "selective status: nothing on stderr"; fi
+expect "selective status --json exits 0" 0 "$CTL" --dir "$T/sel" --json status
+has "selective status --json: thresholds" "$T/out" '"selective_thresholds"'
+has "selective status --json: slowdowns" "$T/out" '"count_all": 4'
+sed 's/"selective_thresholds": \[3, 1.5, 5.25, 1.5\]/"selective_thresholds": [3, 1.5]/' "$T/sel/easypp_status.json" >"$T/sel/bad.json"
+mkdir "$T/selbad" && mv "$T/sel/bad.json" "$T/selbad/easypp_status.json"
+expect "status with 2 thresholds is corrupt (exit 1)" 1 "$CTL" --dir "$T/selbad"
+has "corrupt thresholds: file and field" "$T/err" 'easypp_status.json: field selective_thresholds: must have 1 or 4 elements, got 2'
+
 # --- jobs ----------------------------------------------------------------------------
 expect "jobs exits 0" 0 "$CTL" --dir "$OK" jobs
 has "jobs: header" "$T/out" '^JOBID +USER +PARTITION +STATE +ESTIMATE +PREDICTION +SOURCE +CORR +START +END +RESERVED$'

@@ -119,6 +119,8 @@ Status sample_status() {
   s.totals.seconds = 4.5;
   s.totals.max_seconds = 0.25;
   s.history = sample_state().rings;
+  s.slowdowns = sample_state().slowdowns;
+  s.thresholds = {1.5, 2.25, 1.75, 3.0625};
   JobStatus a;
   a.job_id = 101;
   a.user = 1000;
@@ -232,6 +234,7 @@ class PluginStateTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PluginStateTest);
   CPPUNIT_TEST(testStateRoundTrip);
   CPPUNIT_TEST(testStatusRoundTrip);
+  CPPUNIT_TEST(testStatusSelectiveMembersOptional);
   CPPUNIT_TEST(testInvalidUtf8IsReplaced);
   CPPUNIT_TEST(testFileModesAndLayout);
   CPPUNIT_TEST(testMissingDirectoryKeepsNothing);
@@ -281,6 +284,32 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(std::llabs(written - (long long)time(nullptr)) < 60);
   }
 
+  // The slowdowns and selective thresholds of the status are optional
+  // members: a status without them (not selective, or an earlier version's
+  // file) reads back without them and writes none.
+  void testStatusSelectiveMembersOptional() {
+    TempDir d;
+    Status s = sample_status();
+    s.slowdowns.reset();
+    s.thresholds.clear();
+    std::string err;
+    CPPUNIT_ASSERT_MESSAGE(err, write_status(d.file("plain"), s, &err));
+    const std::string text = slurp(d.file("plain"));
+    CPPUNIT_ASSERT(!contains(text, "slowdowns") && !contains(text, "selective_thresholds"));
+    Status t = sample_status();
+    CPPUNIT_ASSERT_MESSAGE(err, read_status(d.file("plain"), &t, &err));
+    CPPUNIT_ASSERT(!t.slowdowns && t.thresholds.empty());
+    // One threshold (Sel) is kept as one; a wrong count is refused on write.
+    s.thresholds = {1.2};
+    CPPUNIT_ASSERT_MESSAGE(err, write_status(d.file("one"), s, &err));
+    CPPUNIT_ASSERT_MESSAGE(err, read_status(d.file("one"), &t, &err));
+    CPPUNIT_ASSERT(t.thresholds == std::vector<double>{1.2});
+    s.thresholds = {1.2, 1.3};
+    CPPUNIT_ASSERT(!write_status(d.file("two"), s, &err));
+    CPPUNIT_ASSERT_MESSAGE(err, contains(err, "selective_thresholds: must have 1 or 4"));
+    CPPUNIT_ASSERT(!std::ifstream(d.file("two")).good());
+  }
+
   void testStatusRoundTrip() {
     TempDir d;
     const Status s = sample_status();
@@ -319,6 +348,8 @@ class PluginStateTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(x.seconds, y.seconds, 1e-6);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(x.max_seconds, y.max_seconds, 1e-6);
     assert_rings_equal(s.history, t.history);
+    CPPUNIT_ASSERT(s.slowdowns && t.slowdowns && *t.slowdowns == *s.slowdowns);
+    CPPUNIT_ASSERT(t.thresholds == s.thresholds);
     CPPUNIT_ASSERT_EQUAL(s.jobs.size(), t.jobs.size());
     for (std::size_t i = 0; i < s.jobs.size(); ++i) {
       const JobStatus &p = s.jobs[i], &q = t.jobs[i];
@@ -853,6 +884,14 @@ class PluginStateTest : public CppUnit::TestFixture {
         {"\"format_version\": 2", "\"format_version\": 0", "unsupported version 0"},
         {"\"settings\": {", "\"settings\": 5, \"x\": {", "field settings: must be an object"},
         {"\"easypp_window\": \"2\"", "\"easypp_window\": 2", "settings.easypp_window: must be a string"},
+        {"\"selective_thresholds\": [", "\"selective_thresholds\": [1.5, 2.25], \"x\": [",
+         "selective_thresholds: must have 1 or 4 elements"},
+        {"\"selective_thresholds\": [", "\"selective_thresholds\": [1.5, -2, 1, 3], \"x\": [",
+         "selective_thresholds[1]: must be a finite"},
+        {"\"selective_thresholds\": [", "\"selective_thresholds\": [1.5, 2, \"x\", 3], \"x\": [",
+         "selective_thresholds[2]: must be a number"},
+        {"\"selective_thresholds\": [", "\"selective_thresholds\": 5, \"x\": [", "field selective_thresholds: must be an array"},
+        {"\"count_all\": ", "\"count_all\": 1", "slowdowns.count_all"},
     };
     for (const Case& c : cases) {
       std::string text = good;
