@@ -176,9 +176,13 @@ void load_history(State& s, const PluginConfig& cfg) {
   s.book.set_learned_total(saved.learned_jobs);
   s.watermark = saved.last_learned_end;
   if (saved.slowdowns) s.slowdowns.restore(*saved.slowdowns);
-  info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s",
+  const std::string slowdowns =
+      saved.slowdowns ? ", with the slowdowns of " + std::to_string(saved.slowdowns->n_all) +
+                            " finished jobs"
+                      : "";
+  info("sched/easypp: history of %zu users (%llu jobs learned so far) loaded from %s%s",
        s.book.predictor().users(), static_cast<unsigned long long>(saved.learned_jobs),
-       s.state_path.c_str());
+       s.state_path.c_str(), slowdowns.c_str());
   apply_mode(s, cfg);
 }
 

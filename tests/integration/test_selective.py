@@ -18,10 +18,17 @@ has not starved: C is backfilled at once. Once W's expansion factor passes
 1.2 it gets its reservation (logged then, at A's planned end), and D, which
 would delay it, waits until W has run, as under EASY.
 
-A third cluster, with adaptive thresholds (easypp_selective=adaptive-d,
-easypp_sel_scale=1.5), only checks that slurmctld takes them without a
-warning, that a finished job's slowdown reaches the state file (member
-"slowdowns") and that a restart loads it back without a complaint.
+A third cluster runs the same submissions with adaptive thresholds
+(easypp_selective=adaptive-d, easypp_sel_scale=1.25): each category's
+threshold is 1.25 x the mean bounded slowdown of its finished jobs (1 while
+it has none). Before its jobs, slurmctld is restarted on a state file that
+holds the slowdowns of 200 earlier jobs (short narrow ones: mean 1.2), so W
+(8 one-CPU nodes: narrow; planning value 60 s: short) gets 1.25 x 1.2 = 1.5
+and starves after 30 s of waiting, not after 15 s as it would with no saved
+slowdowns (or 12 s under Sel 1.2); A runs 50 s so that W is still blocked
+then. Then: the status file's thresholds are the scale times its
+slowdowns, easypp-ctl prints them, the finished jobs' slowdowns reach the
+state file, and a restart loads them back.
 
 The reservation lines carry the cycle's time: start=T (in S s) was logged at
 T - S, which times the reservation without parsing log timestamps.
@@ -30,6 +37,7 @@ T - S, which times the reservation without parsing log timestamps.
 import json
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -47,7 +55,16 @@ STARVES_AFTER = (THRESHOLD - 1) * W_LIMIT  # s of waiting: 12
 D_AFTER = 16                             # s of W's waiting when D is submitted
 PARAMS = "sched_interval=2,easypp_interval=1"
 RUNS = {"easy": PARAMS, "sel": PARAMS + ",easypp_selective=%g" % THRESHOLD}
-ADAPTIVE = PARAMS + ",easypp_selective=adaptive-d,easypp_sel_scale=1.5"
+SCALE = 1.25
+ADAPTIVE = PARAMS + ",easypp_selective=adaptive-d,easypp_sel_scale=%g" % SCALE
+# The saved slowdowns (SN, SW, LN, LW): short narrow jobs 1.2 on average.
+PRELOAD = {"sum": [120.0, 0.0, 500.0, 0.0], "count": [100, 0, 100, 0], "sum_all": 620.0,
+           "count_all": 200}
+# W's threshold 1.25 x 1.2 = 1.5: 30 s of waiting (C, which ends first with
+# slowdown 1, makes it 1.25 x 121 / 101: 29.9 s).
+ADAPTIVE_STARVES_AFTER = (SCALE * 121 / 101 - 1) * W_LIMIT
+NO_HISTORY_STARVES_AFTER = (SCALE - 1) * W_LIMIT  # 15 s
+CTL = os.path.join(os.environ.get("EASYPP_BUILD_DIR", cluster.REPO_ROOT), "plugin", "easypp-ctl")
 
 
 def reservations(log, job_id):
@@ -65,34 +82,55 @@ def saved_slowdowns(c):
         return None
 
 
+def preload_slowdowns(c):
+    """Restart slurmctld on a state file holding PRELOAD (and no history)."""
+    def write():
+        now = int(time.time())
+        with open(c.state_path(), "w") as f:
+            json.dump({"format_version": 1, "written": now, "last_learned_end": now,
+                       "learned_jobs": 0, "window": 2, "users": [], "slowdowns": PRELOAD}, f)
+        os.chmod(c.state_path(), 0o600)
+    c.restart_slurmctld(while_stopped=write)
+    c.wait_log(r"sched/easypp: history of 0 users \(0 jobs learned so far\) loaded from \S+, "
+               r"with the slowdowns of 200 finished jobs", timeout=30)
+    c.wait_idle(timeout=60)
+
+
 def adaptive_scenario(c):
-    """One job under adaptive thresholds, then a restart; returns what the
-    state file held before the restart."""
-    job = c.submit(wrap="sleep 1", time_min=1, nodes=1, user=U1, name="J")
-    c.wait_jobs([job], timeout=60)
+    """The submissions under adaptive thresholds from PRELOAD, then a look at
+    the files and a restart; returns (jobs, status, easypp-ctl's output,
+    the state file's slowdowns before the restart)."""
+    preload_slowdowns(c)
+    jobs = scenario(c, True, a_runs=50, d_after=ADAPTIVE_STARVES_AFTER + 4)
     deadline = time.time() + 30
     sd = saved_slowdowns(c)
-    while (sd is None or sd.get("count_all", 0) < 1) and time.time() < deadline:
+    while (sd is None or sd.get("count_all", 0) < 204) and time.time() < deadline:
         time.sleep(0.5)
         sd = saved_slowdowns(c)
+    cycles = (c.status() or {}).get("totals", {}).get("cycles", 0)
+    c.wait_for("a cycle after the last slowdown", lambda: (c.status() or {}).get("totals", {})
+               .get("cycles", 0) >= cycles + 2, timeout=30)
+    status = c.status()
+    ctl = subprocess.run([CTL, "--dir", c.path("state"), "status"], capture_output=True,
+                         text=True, timeout=30)
     c.restart_slurmctld()
-    c.wait_log(r"sched/easypp: history of \d+ users \(\d+ jobs learned so far\) loaded",
-               timeout=30)
-    return sd
+    c.wait_log(r"sched/easypp: history of \d+ users \(\d+ jobs learned so far\) loaded from "
+               r"\S+, with the slowdowns of %d finished jobs" % sd["count_all"], timeout=30)
+    return jobs, status, ctl, sd
 
 
-def scenario(c, selective):
+def scenario(c, selective, a_runs=25, d_after=D_AFTER):
     """Run the submissions; return {name: final job record}."""
-    a = c.submit(wrap="sleep 25", time_min=2, nodes=6, user=U2, name="A")
+    a = c.submit(wrap="sleep %d" % a_runs, time_min=2, nodes=6, user=U2, name="A")
     c.wait_state(a, "RUNNING", 30)
     w = c.submit(wrap="sleep 1", time_min=1, nodes=8, user=U3, name="W")
     cj = c.submit(wrap="sleep 3", time_min=10, nodes=2, user=U1, name="C")
     w_submit = c.job(w)["submit"]
-    time.sleep(max(0.0, w_submit + D_AFTER - time.time()))
+    time.sleep(max(0.0, w_submit + d_after - time.time()))
     if selective:  # (under load a cycle may come late: D follows the reservation)
-        c.wait_log(r"sched/easypp: reservation: JobId=%d " % w, timeout=60)
+        c.wait_log(r"sched/easypp: reservation: JobId=%d " % w, timeout=90)
     d = c.submit(wrap="sleep 1", time_min=10, nodes=2, user=U4, name="D")
-    done = c.wait_jobs([a, w, cj, d], timeout=180)
+    done = c.wait_jobs([a, w, cj, d], timeout=240)
     return {"A": done[a], "W": done[w], "C": done[cj], "D": done[d]}
 
 
@@ -128,31 +166,76 @@ class SelectiveTest(unittest.TestCase):
 
     @classmethod
     def run_adaptive(cls):
-        c = cluster.Cluster(scheduler="sched/easypp", nodes=2, cpus=1,
+        c = cluster.Cluster(scheduler="sched/easypp", nodes=8, cpus=1,
                             scheduler_parameters=ADAPTIVE)
         try:
             c.start()
-            sd = adaptive_scenario(c)
-            cls.results["adaptive"] = (sd, c.ctld_log_text())
+            r = adaptive_scenario(c)
+            cls.results["adaptive"] = r + (c.ctld_log_text(),)
         except Exception as e:  # reported by the test that needs it
             cls.results["adaptive"] = e
         finally:
             c.stop()
 
-    def test_adaptive_thresholds_accepted_and_kept(self):
+    def adaptive(self):
         r = self.results.get("adaptive")
         if isinstance(r, Exception):
             raise r
-        sd, log = r
-        self.assertRegex(log, r"sched/easypp: loaded \(.* selective=adaptive-d sel_scale=1\.5 ")
+        return r
+
+    def test_adaptive_threshold_decides_the_reservation(self):
+        jobs, status, ctl, sd, log = self.adaptive()
+        for name, d in jobs.items():
+            self.assertEqual(d["JobState"], "COMPLETED", "%s: %s" % (name, d))
+        a, w, cj, d = jobs["A"], jobs["W"], jobs["C"], jobs["D"]
+        res = reservations(log, int(w["JobId"]))
+        self.show("adaptive", jobs, res)
+        self.assertGreaterEqual(w["start"], a["end"], "W started before A ended")
+        # W not starving under its saved-slowdown threshold: C backfilled at once.
+        self.assertLessEqual(cj["start"] - cj["submit"], 5, "C waited")
+        self.assertLess(cj["start"], a["end"], "C was not backfilled while A ran")
+        # Reserved once its expansion factor passed 1.25 x the saved mean
+        # (~30 s), not at 1.25 (15 s: the slowdowns were not loaded).
+        self.assertTrue(res, "W never got a reservation")
+        first, start = res[0]
+        self.assertGreaterEqual(first - w["submit"], ADAPTIVE_STARVES_AFTER - 1,
+                                "W reserved after %d s: before its adaptive threshold (%.1f s; "
+                                "%d s without the saved slowdowns)" % (
+                                    first - w["submit"], ADAPTIVE_STARVES_AFTER,
+                                    NO_HISTORY_STARVES_AFTER))
+        self.assertLessEqual(first - w["submit"], ADAPTIVE_STARVES_AFTER + 10,
+                             "W reserved late after it starved")
+        self.assertLessEqual(abs(start - (a["start"] + 120)), 2, "W not planned at A's limit")
+        self.assertGreaterEqual(d["start"], w["end"], "D was backfilled ahead of a starving W")
+
+    def test_adaptive_thresholds_shown_and_kept(self):
+        jobs, status, ctl, sd, log = self.adaptive()
+        self.assertRegex(log, r"sched/easypp: loaded \(.* selective=adaptive-d sel_scale=1\.25 ")
         bad = re.findall(r".*sched/easypp: (?:invalid|unknown|cannot).*", log)
         self.assertEqual(bad, [], "slurmctld complained")
+        # The state file: the 200 saved and the 4 jobs of the scenario.
         self.assertIsNotNone(sd, "no slowdowns in the state file")
-        self.assertEqual(sd["count_all"], 1, sd)
-        self.assertEqual(sum(sd["count"]), 1, sd)
-        self.assertGreaterEqual(sd["sum_all"], 1.0, sd)
-        # loaded twice (start, restart), the second time from the file
-        self.assertEqual(len(re.findall(r"sched/easypp: loaded \(", log)), 2)
+        self.assertEqual(sd["count_all"], 204, sd)
+        self.assertEqual(sum(sd["count"]), 204, sd)
+        self.assertGreaterEqual(sd["count"][0], 104, sd)  # A, W, C, D: short and narrow
+        # The status: thresholds = scale x its slowdowns' means (1 without any).
+        got = status.get("selective_thresholds")
+        sds = status.get("slowdowns")
+        self.assertIsNotNone(got, "no selective_thresholds in the status file")
+        self.assertIsNotNone(sds, "no slowdowns in the status file")
+        want = [SCALE * (s / n if n else 1.0) for s, n in zip(sds["sum"], sds["count"])]
+        self.assertEqual(len(got), 4, got)
+        for g, x in zip(got, want):
+            self.assertAlmostEqual(g, x, places=6, msg="thresholds %s, slowdowns %s" % (got, sds))
+        self.assertAlmostEqual(got[2], SCALE * 5.0, places=6)  # LN: the saved mean alone
+        self.assertEqual(got[1], SCALE)                        # SW: none finished
+        # easypp-ctl prints them.
+        self.assertEqual(ctl.returncode, 0, ctl.stderr)
+        self.assertRegex(ctl.stdout, r"(?m)^  selective +adaptive, SN %.2f, SW 1\.25, LN 6\.25, "
+                                     r"LW 1\.25 " % got[0])
+        self.assertRegex(ctl.stdout, r"(?m)^  slowdowns +mean \S+ over 204 finished jobs")
+        # loaded three times (start, the preload's restart, the last restart)
+        self.assertEqual(len(re.findall(r"sched/easypp: loaded \(", log)), 3)
 
     def result(self, key):
         r = self.results.get(key)
