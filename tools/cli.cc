@@ -106,6 +106,10 @@ Schedulers:
                                             sel-scale x the running average
                                             bsld of finished jobs (off)
       --sel-scale F                         adaptive: the scale, 0.01..1000 (1)
+      --sel-derive conservative|own         derive: from conservative planned
+                                            with estimates (the paper's), or
+                                            as this scheduler plans
+                                            (conservative)
       --sel-short SECONDS                   Sel-D: short if the planning value is
                                             at most this (3600)
       --sel-narrow N                        Sel-D: narrow if at most N wide (8)

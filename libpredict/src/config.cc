@@ -243,6 +243,15 @@ const Knob kKnobs[] = {
        return {};
      },
      [](const SchedulerConfig& c) { return number_text(c.policy.selective.scale); }},
+    {"sel-derive",
+     [](SchedulerConfig& c, std::string_view v) -> std::string {
+       if (v != "conservative" && v != "own") return "conservative or own";
+       c.policy.selective.derive_own = v == "own";
+       return {};
+     },
+     [](const SchedulerConfig& c) -> std::string {
+       return c.policy.selective.derive_own ? "own" : "conservative";
+     }},
     {"sel-short",
      [](SchedulerConfig& c, std::string_view v) -> std::string {
        long long n = 0;
@@ -538,9 +547,11 @@ std::string SchedulerConfig::describe() const {
         v == "off")
       continue;
     if (k == "selective" && v == "off") continue;
-    if ((k == "sel-scale" || k == "sel-short" || k == "sel-narrow") && !policy.selective.on())
+    if ((k == "sel-scale" || k == "sel-derive" || k == "sel-short" || k == "sel-narrow") &&
+        !policy.selective.on())
       continue;
     if (k == "sel-scale" && policy.selective.mode != Selective::Mode::Adaptive) continue;
+    if (k == "sel-derive" && policy.selective.mode != Selective::Mode::Derive) continue;
     if (k == "reservations" && policy.selective.on()) continue;
     if ((k == "rounding" && v == "up") ||
         (k == "learn" && v == "all") || (k == "learn-min-runtime" && v == "0"))

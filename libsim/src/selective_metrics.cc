@@ -14,8 +14,16 @@
 namespace easypp {
 
 std::array<double, 5> derive_selective_thresholds(const Workload& w, const SimOptions& sim,
-                                                  Time short_limit, std::int64_t narrow) {
-  const RunResult r = Simulator(w, *preset("conservative"), sim).run();
+                                                  Time short_limit, std::int64_t narrow,
+                                                  const SchedulerConfig* own) {
+  SchedulerConfig cons = *preset("conservative");
+  if (own != nullptr) {
+    cons = *own;
+    cons.name = own->name + " (conservative, for its thresholds)";
+    cons.policy.selective = Selective{};
+    cons.policy.reservations = 0;  // all
+  }
+  const RunResult r = Simulator(w, cons, sim).run();
   const MeasuredSet measured(w, r, MetricsOptions{});
   std::array<double, 5> sum = {0, 0, 0, 0, 0};
   std::array<std::uint64_t, 5> n = {0, 0, 0, 0, 0};
@@ -40,11 +48,19 @@ void resolve_selective_thresholds(const Workload& w, const SimOptions& sim,
   for (SchedulerConfig& c : cfgs) {
     Selective& s = c.policy.selective;
     if (s.mode != Selective::Mode::Derive) continue;
-    const auto key = std::make_pair(s.short_limit, s.narrow_width);
-    auto it = derived.find(key);
-    if (it == derived.end())
-      it = derived.emplace(key, derive_selective_thresholds(w, sim, key.first, key.second)).first;
-    const std::array<double, 5>& t = it->second;
+    std::array<double, 5> own;
+    const std::array<double, 5>* found = nullptr;
+    if (s.derive_own) {  // planned as this scheduler: one replay each
+      own = derive_selective_thresholds(w, sim, s.short_limit, s.narrow_width, &c);
+      found = &own;
+    } else {
+      const auto key = std::make_pair(s.short_limit, s.narrow_width);
+      auto it = derived.find(key);
+      if (it == derived.end())
+        it = derived.emplace(key, derive_selective_thresholds(w, sim, key.first, key.second)).first;
+      found = &it->second;
+    }
+    const std::array<double, 5>& t = *found;
     s.mode = Selective::Mode::Given;
     s.threshold = s.per_category ? std::array<double, 4>{t[1], t[2], t[3], t[4]}
                                  : std::array<double, 4>{t[0], t[0], t[0], t[0]};

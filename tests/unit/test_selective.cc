@@ -5,6 +5,8 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/selective_metrics.h"
@@ -14,6 +16,8 @@ using namespace easypp;
 using namespace easypp::testing;
 
 namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // 10 procs; 0 (6 procs) runs [0,100); 1 (8 procs, 100 s) arrives at 1;
 // 2 (4 procs, 1000 s) at 50. Under EASY 1 holds a reservation at 100 that 2
@@ -74,6 +78,7 @@ class SelectiveTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPredictionIsThePlanningValue);
   CPPUNIT_TEST(testKnobsAndPresets);
   CPPUNIT_TEST(testDerivedThresholds);
+  CPPUNIT_TEST(testDerivedFromOwnPlanning);
   CPPUNIT_TEST(testAdaptiveMeans);
   CPPUNIT_TEST(testFairStartTimes);
   CPPUNIT_TEST(testFairStartTimesMatchTheDefinition);
@@ -173,6 +178,44 @@ class SelectiveTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(t[0], cfgs[0].policy.selective.threshold[3], 1e-12);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(t[4], cfgs[1].policy.selective.threshold[3], 1e-12);
     CPPUNIT_ASSERT(!cfgs[2].policy.selective.on());
+  }
+  // sel-derive=own: the conservative replay plans as the scheduler does.
+  void testDerivedFromOwnPlanning() {
+    // Widths 1-4 on 4 processors, runtimes 50-249 s, every third estimate
+    // 10x the runtime: conservative planned with estimates and with runtimes
+    // differ.
+    std::vector<J> jobs;
+    for (int k = 0; k < 200; ++k) {
+      const Time run = 50 + (k * 37) % 200;
+      jobs.push_back(J{20 * k, run, k % 3 == 0 ? 10 * run : run, 1 + (k * 7) % 4});
+    }
+    const Workload w = workload(4, jobs);
+    // The definition, from a replay of conservative planned with runtimes.
+    const RunResult cons = Simulator(w, sched("conservative:plan=runtime")).run();
+    const MeasuredSet measured(w, cons, MetricsOptions{});
+    double sum = 0;
+    int n = 0;
+    for (std::size_t i = 0; i < w.jobs.size(); ++i)
+      if (measured(i) && i % 3 != 0)
+        sum += bounded_slowdown(cons.jobs[i].start - w.jobs[i].submit, w.jobs[i].runtime), ++n;
+    CPPUNIT_ASSERT(n > 10);
+    std::vector<SchedulerConfig> cfgs = {sched("sel"), sched("sel:sel-derive=own"),
+                                         sched("easy:plan=runtime:selective=derive"),
+                                         sched("easy:plan=runtime:selective=derive:sel-derive=own")};
+    resolve_selective_thresholds(w, SimOptions{}, cfgs);
+    const double paper = cfgs[0].policy.selective.threshold[0];
+    // The paper's planning: own is the conservative preset itself.
+    CPPUNIT_ASSERT_EQUAL(paper, cfgs[1].policy.selective.threshold[0]);
+    CPPUNIT_ASSERT_EQUAL(paper, cfgs[2].policy.selective.threshold[0]);
+    // Planned with runtimes: the definition's value, not the paper's.
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(sum / n, cfgs[3].policy.selective.threshold[0], 1e-9);
+    CPPUNIT_ASSERT(std::fabs(paper - sum / n) > 0.01);
+    // The knob reads back, shows only with derive, and refuses other values.
+    CPPUNIT_ASSERT(contains(sched("sel:sel-derive=own").describe(), "sel-derive=own"));
+    CPPUNIT_ASSERT(!contains(sched("easy:selective=2:sel-derive=own").describe(), "sel-derive"));
+    std::string err;
+    CPPUNIT_ASSERT(!parse_scheduler_spec("sel:sel-derive=mine", {}, &err));
+    CPPUNIT_ASSERT_MESSAGE(err, contains(err, "conservative or own"));
   }
   void testAdaptiveMeans() {
     Selective s;

@@ -38,6 +38,10 @@ struct Selective {
   bool per_category = false;  ///< Sel-D (else Sel: threshold[0] for every job)
   std::array<double, 4> threshold = {0, 0, 0, 0};
   double scale = 1.0;          ///< adaptive: the running average times this
+  /// Derive: from a conservative replay planned as this scheduler plans
+  /// (its planning values, predictor, corrections, backfill order) rather
+  /// than the paper's, planned with estimates. Harness only.
+  bool derive_own = false;
   Time short_limit = 3600;     ///< planning value <= this: short
   std::int64_t narrow_width = 8;  ///< width <= this: narrow
 

@@ -19,12 +19,17 @@ class MeasuredSet;
 /// jobs that are well estimated (runtime within a factor of two of the
 /// estimate), overall and per category (actual runtime <= short_limit:
 /// short; width <= narrow: narrow). Index 0: overall; 1..4: SN, SW, LN, LW.
-/// An average below 1 or over no job is 1.
+/// An average below 1 or over no job is 1. With `own` (sel-derive=own), the
+/// conservative replay plans as *own does (its planning values, predictor,
+/// corrections, backfill order; every waiting job reserved, selective
+/// reservations off) instead of with estimates.
 std::array<double, 5> derive_selective_thresholds(const Workload& w, const SimOptions& sim,
-                                                  Time short_limit, std::int64_t narrow);
+                                                  Time short_limit, std::int64_t narrow,
+                                                  const SchedulerConfig* own = nullptr);
 
 /// Replace every `derive` / `derive-d` setting of `cfgs` by the thresholds
-/// derived from `w` (one conservative run per distinct category bounds).
+/// derived from `w` (one conservative run per distinct category bounds, and
+/// for sel-derive=own one per scheduler).
 void resolve_selective_thresholds(const Workload& w, const SimOptions& sim,
                                   std::vector<SchedulerConfig>& cfgs);
 
