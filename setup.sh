@@ -14,6 +14,12 @@
 #   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
 #                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages (to build and to test)
+#   ./setup.sh integration [--slurm 22.05|24.11]
+#                     install, build (from the working tree, with the
+#                     debug checks) and run only the integration suite on
+#                     that Slurm release (default: this machine's); for the
+#                     other release in its Debian root, as `test` does.
+#                     TESTS_PATTERN='test_selective.py' picks tests.
 #   ./setup.sh build [--slurm 22.05|24.11]
 #                     only install what building needs (no Slurm daemon, no
 #                     database, no browser: fit for a controller) and build,
@@ -52,7 +58,7 @@ TEST_PACKAGES="libcppunit-dev python3-matplotlib
   slurmctld slurmd slurm-client munge libmunge-dev
   mariadb-server mariadb-client slurmdbd slurmrestd slurm-wlm-jwt-plugin"
 case $what in
-  test|deps) PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES" ;;
+  test|deps|integration) PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES" ;;
   *) PACKAGES="$BUILD_PACKAGES" ;;
 esac
 # The same in a Debian root, which runs the integration suite; Slurm 24.11's
@@ -67,7 +73,7 @@ if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
 ROOT_HOST_PACKAGES="debootstrap git"
 
 usage() {
-  echo "usage: $0 demo|test|fuzz|deps|build [--slurm 22.05|24.11]" >&2
+  echo "usage: $0 demo|test|fuzz|deps|integration|build [--slurm 22.05|24.11]" >&2
   exit 2
 }
 
@@ -195,6 +201,25 @@ build_in_root() {
   in_root sh "$repo/setup.sh" _root-build --slurm "$slurm" "$@"
 }
 
+# integration_in_root: the integration suite for $slurm inside its root,
+# built already (build_in_root), with the accounting tests' database server
+# here, outside the root: Debian 13's slurmdbd does not start against Debian
+# 13's MariaDB (see tests/integration/host-mariadb.sh). Output also in
+# build-$slurm/integration.log; returns the suite's status.
+integration_in_root() {
+  log=$repo/build-$slurm/integration.log
+  db=$repo/build-$slurm/host-mariadb
+  EASYPP_TEST_DB=$(tests/integration/host-mariadb.sh start "$db") || EASYPP_TEST_DB=""
+  export EASYPP_TEST_DB
+  { rc=0
+    in_root sh "$repo/setup.sh" _root-integration --slurm "$slurm" 2>&1 || rc=$?
+    echo "$rc" >"$log.rc"
+  } | tee "$log"
+  tests/integration/host-mariadb.sh stop "$db"
+  unset EASYPP_TEST_DB
+  return "$(cat "$log.rc")"
+}
+
 # Inside the root: fetch and configure the Slurm source of the installed
 # version, then configure (again, if the arguments changed) and make.
 root_build() {
@@ -280,6 +305,29 @@ case $what in
     echo
     echo "== Replaying the built-in synthetic workload (easypp-gen defaults) =="
     exec ./tools/easypp-sim --workload synthetic --scheduler easy,easy++ ;;
+  integration)
+    # As `test` does for each release, for one: a skipped test fails.
+    EASYPP_NO_SKIP=1
+    EASYPP_RUN_ID="setup-$$-$(date +%s)"
+    export EASYPP_NO_SKIP EASYPP_RUN_ID
+    if [ "$slurm" = "$native" ]; then
+      build --enable-debug-checks
+      rc=0
+      make -C tests check TESTS=integration/run_integration.sh || rc=$?
+      [ "$rc" = 0 ] || cat tests/test-suite.log
+    else
+      build_in_root --enable-debug-checks
+      rc=0
+      integration_in_root || rc=$?
+    fi
+    left=$(leftover_daemons)
+    if [ -n "$left" ]; then
+      echo "setup: processes of the test clusters still running:" >&2
+      echo "$left" >&2
+      rc=1
+    fi
+    echo "setup: Slurm $slurm integration suite: $([ "$rc" = 0 ] && echo passed || echo FAILED)"
+    exit "$rc" ;;
   fuzz)
     EXTRA_PACKAGES=$FUZZ_PACKAGES build
     exec make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" ;;
@@ -324,20 +372,7 @@ case $what in
       build_in_root --enable-debug-checks
       echo "setup: Slurm $slurm: root and build took $(($(date +%s) - t0)) s"
       t0=$(date +%s)
-      log=$repo/build-$slurm/integration.log
-      # The accounting tests' database server runs here, outside the root:
-      # Debian 13's slurmdbd does not start against Debian 13's MariaDB
-      # (see tests/integration/host-mariadb.sh).
-      db=$repo/build-$slurm/host-mariadb
-      EASYPP_TEST_DB=$(tests/integration/host-mariadb.sh start "$db") || EASYPP_TEST_DB=""
-      export EASYPP_TEST_DB
-      { rc=0
-        in_root sh "$repo/setup.sh" _root-integration --slurm "$slurm" 2>&1 || rc=$?
-        echo "$rc" >"$log.rc"
-      } | tee "$log"
-      tests/integration/host-mariadb.sh stop "$db"
-      unset EASYPP_TEST_DB
-      [ "$(cat "$log.rc")" = 0 ] ||
+      integration_in_root ||
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
     done

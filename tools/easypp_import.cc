@@ -372,7 +372,7 @@ struct Rec {
 
 struct Stats {
   std::uint64_t records = 0, bad = 0, pending = 0, running = 0, running_kept = 0,
-                requeued = 0, filtered = 0, out_of_range = 0, ended_after = 0,
+                requeued = 0, filtered = 0, ended_after = 0,
                 never_started = 0, unlimited = 0, start_before_submit = 0, array_tasks = 0,
                 het_components = 0, unresolved_ids = 0, no_user = 0, requeue_logged = 0;
   std::map<std::string, std::uint64_t> unknown_state;
