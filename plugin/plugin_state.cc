@@ -671,6 +671,8 @@ class Fields {
     *why_ = "field " + field + ": " + what;
     return false;
   }
+  /// Where a shared check_*() writes its own "field F: what".
+  std::string* why() { return why_; }
 
   static std::string join(const std::string& parent, const char* key) {
     return parent.empty() ? std::string(key) : parent + "." + key;
@@ -824,11 +826,7 @@ bool parse_slowdowns(Fields& f, json_t* root, std::optional<SlowdownMeans::Sums>
       !f.get_int(sd, "slowdowns", "count_all", 0, max_n, &n_all))
     return false;
   m.n_all = std::uint64_t(n_all);
-  std::string why;
-  if (!check_slowdowns(m, &why)) {  // "field F: what"
-    const std::size_t colon = why.find(": ");
-    return f.fail(why.substr(6, colon - 6), why.substr(colon + 2));
-  }
+  if (!check_slowdowns(m, f.why())) return false;  // "field F: what", as fail() writes it
   *out = m;
   return true;
 }
@@ -932,11 +930,7 @@ bool parse_thresholds(Fields& f, json_t* root, std::vector<double>* out) {
       return f.fail("selective_thresholds[" + std::to_string(i) + "]", "must be a number");
     v.push_back(file_precision(json_number_value(x)));
   }
-  std::string why;
-  if (!check_thresholds(v, &why)) {  // "field F: what"
-    const std::size_t colon = why.find(": ");
-    return f.fail(why.substr(6, colon - 6), why.substr(colon + 2));
-  }
+  if (!check_thresholds(v, f.why())) return false;  // "field F: what", as fail() writes it
   *out = std::move(v);
   return true;
 }

@@ -19,6 +19,19 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// The derived thresholds' definition, computed directly: the sum (and *n the
+// count) of the bounded slowdowns under `cons` of the measured jobs but every
+// `bad`-th (the badly estimated ones of the tests' workloads).
+double bsld_sum(const Workload& w, const SchedulerConfig& cons, std::size_t bad, int* n) {
+  const RunResult r = Simulator(w, cons).run();
+  const MeasuredSet measured(w, r, MetricsOptions{});
+  double sum = 0;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i)
+    if (measured(i) && i % bad != 0)
+      sum += bounded_slowdown(r.jobs[i].start - w.jobs[i].submit, w.jobs[i].runtime), ++*n;
+  return sum;
+}
+
 // 10 procs; 0 (6 procs) runs [0,100); 1 (8 procs, 100 s) arrives at 1;
 // 2 (4 procs, 1000 s) at 50. Under EASY 1 holds a reservation at 100 that 2
 // would delay, so 2 waits until 200. Selective: at 50, 1's expansion
@@ -161,12 +174,8 @@ class SelectiveTest : public CppUnit::TestFixture {
     std::vector<J> jobs;
     for (int k = 0; k < 100; ++k) jobs.push_back(J{50 * k, 100, k % 5 == 0 ? 1000 : 100, 2});
     const Workload w = workload(2, jobs);
-    const RunResult cons = Simulator(w, sched("conservative")).run();
-    const MeasuredSet measured(w, cons, MetricsOptions{});
-    double sum = 0;
     int n = 0;
-    for (std::size_t i = 0; i < w.jobs.size(); ++i)
-      if (measured(i) && i % 5 != 0) sum += bounded_slowdown(cons.jobs[i].start - w.jobs[i].submit, 100), ++n;
+    const double sum = bsld_sum(w, sched("conservative"), 5, &n);
     CPPUNIT_ASSERT(n > 10);
     const auto t = derive_selective_thresholds(w, SimOptions{}, 3600, 8);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(sum / n, t[0], 1e-9);
@@ -191,13 +200,8 @@ class SelectiveTest : public CppUnit::TestFixture {
     }
     const Workload w = workload(4, jobs);
     // The definition, from a replay of conservative planned with runtimes.
-    const RunResult cons = Simulator(w, sched("conservative:plan=runtime")).run();
-    const MeasuredSet measured(w, cons, MetricsOptions{});
-    double sum = 0;
     int n = 0;
-    for (std::size_t i = 0; i < w.jobs.size(); ++i)
-      if (measured(i) && i % 3 != 0)
-        sum += bounded_slowdown(cons.jobs[i].start - w.jobs[i].submit, w.jobs[i].runtime), ++n;
+    const double sum = bsld_sum(w, sched("conservative:plan=runtime"), 3, &n);
     CPPUNIT_ASSERT(n > 10);
     std::vector<SchedulerConfig> cfgs = {sched("sel"), sched("sel:sel-derive=own"),
                                          sched("easy:plan=runtime:selective=derive"),
