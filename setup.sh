@@ -271,6 +271,38 @@ step() {
   return $st
 }
 
+# failure_digest LOG...: the failing unittest cases of each LOG, with the
+# last lines of their tracebacks, in a few lines. Printed before the full
+# logs and again at the very end, so that a CI log cut to a part of its
+# output still names what failed.
+failure_digest() {
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    case $f in
+      */test-suite.log) continue ;;
+      */integration.log) [ "$(cat "$f.rc" 2>/dev/null)" != 0 ] || continue ;;
+      *) grep -qE '^:test-result: (FAIL|ERROR)' "${f%.log}.trs" 2>/dev/null || continue ;;
+    esac
+    awk -v f="$f" '
+      /^(FAIL|ERROR): / { if (n) flush(); n = 1; head = $0; k = 0; found = 1; next }
+      n && /^(=+|-+)$/ && k > 0 { flush(); next }
+      n && NF && !/^(=+|-+)$/ { tail[k++ % 6] = $0 }
+      { last[m++ % 8] = $0 }
+      END {
+        if (n) flush()
+        if (!found) {  # not unittest output: its last lines
+          printf "setup: %s failed; its last lines:\n", f
+          for (i = (m > 8 ? m - 8 : 0); i < m; i++) printf "    %s\n", last[i % 8]
+        }
+      }
+      function flush(  i) {
+        printf "setup: %s: %s\n", f, head
+        for (i = (k > 6 ? k - 6 : 0); i < k; i++) printf "    %s\n", tail[i % 6]
+        n = 0; k = 0
+      }' "$f"
+  done
+}
+
 # automake's test results that say SKIP (make check, this machine).
 skipped_tests() {
   find tests contrib -name '*.trs' -exec grep -l '^:test-result: SKIP' {} + 2>/dev/null |
@@ -314,7 +346,7 @@ case $what in
       build --enable-debug-checks
       rc=0
       make -C tests check TESTS=integration/run_integration.sh || rc=$?
-      [ "$rc" = 0 ] || cat tests/test-suite.log
+      [ "$rc" = 0 ] || { cat tests/test-suite.log; failure_digest tests/*/*.log; }
     else
       build_in_root --enable-debug-checks
       rc=0
@@ -346,7 +378,9 @@ case $what in
     t0=$(date +%s)
     EXTRA_PACKAGES=$FUZZ_PACKAGES build --enable-debug-checks
     if ! make check -j"$(nproc)"; then
-      # Show why, so a CI log is enough to diagnose the failure.
+      # Show why, so a CI log is enough to diagnose the failure: what
+      # failed first, then the whole logs.
+      failure_digest tests/*/*.log tests/*.log contrib/*.log
       for f in tests/test-suite.log contrib/test-suite.log fuzz/test-suite.log; do
         [ -f "$f" ] && cat "$f"
       done
@@ -383,6 +417,7 @@ case $what in
       failed="$failed${failed:+, }daemons left running"
     fi
     if [ -n "$failed" ]; then
+      failure_digest tests/*/*.log tests/*.log contrib/*.log build-*/integration.log >&2
       echo "setup: tests failed: $failed" >&2
       exit 1
     fi
