@@ -82,17 +82,20 @@ void WaitQueue::erase(Slot s) {
   assert(at_[p] == s);
   at_[p] = kNoSlot;
   mark(p, false);
+  const bool was_hidden = e.hidden;
   e.live = false;
   e.hidden = false;
   ++e.gen;
   if (indexed()) {
     set_cell(p, kNoSlot);
     tree_touch(p);
-  } else if (order_ == BackfillOrder::ShortestPrediction) {
+  } else if (order_ == BackfillOrder::ShortestPrediction && !was_hidden) {
+    // (A hidden job's items went stale when it was hidden.)
     const std::uint32_t r = wrank_[s];
     --sj_.live[r];
     const std::vector<HeapItem>& h = sj_.heaps[r];
     if (h.front().slot == s || h.size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
+    se_stale(s);
   }
   free_.push_back(s);
   --size_;
@@ -121,8 +124,9 @@ void WaitQueue::set_prediction(Slot s, Time p) {
   } else if (order_ == BackfillOrder::ShortestPrediction) {
     const std::uint32_t r = wrank_[s];
     const bool was_top = sj_.heaps[r].front().slot == s;
-    ++e.gen;  // the old heap item is stale
+    ++e.gen;  // the old heap items are stale
     --sj_.live[r];
+    se_stale(s);
     sj_push(s);
     if (was_top || sj_.heaps[r].size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
   }
@@ -253,6 +257,12 @@ void WaitQueue::renumber() const {
   if (indexed()) tree_rebuild();
   next_ = n;
   stale_ = false;
+  // The next automatic position comes after every job's: in order only if
+  // its key comes after the last one's (not just after the last pushed).
+  if (n > 0 && !explicit_positions_) {
+    last_key_ = pool_[order[n - 1]].key;
+    has_last_ = true;
+  }
   if (order_ == BackfillOrder::ShortestPrediction) sj_rebuild_heaps();
 }
 
@@ -464,6 +474,7 @@ std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
   for (std::uint32_t i = 0; i < sj_.widths.size(); ++i)
     if (sj_.widths[i] >= 0 && sj_.widths[i] <= top) rank_of_width_[std::size_t(sj_.widths[i])] = i + 1;
   sj_rebuild_tree();
+  se_.dirty = true;  // its columns are the ranks
   return r;
 }
 
@@ -492,6 +503,7 @@ void WaitQueue::sj_rebuild_heaps() const {
     std::make_heap(h.begin(), h.end(), heap_after);
   }
   sj_rebuild_tree();
+  se_.dirty = true;  // its items hold positions
 }
 
 void WaitQueue::sj_fix(std::uint32_t rank) {
@@ -517,6 +529,7 @@ void WaitQueue::sj_push(Slot s) {
   std::push_heap(h.begin(), h.end(), heap_after);
   ++sj_.live[r];
   if (h.front().slot == s && h.front().gen == e.gen) sj_fix(r);
+  se_push(s);
 }
 
 void WaitQueue::sj_clean(std::uint32_t rank) {
@@ -554,7 +567,7 @@ WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
 }
 
 WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
-  assert(order_ == BackfillOrder::ShortestPrediction && !p.by_estimate);
+  assert(order_ == BackfillOrder::ShortestPrediction);
   if (stale_) renumber();
   auto last_rank = [&](std::int64_t w) -> std::int64_t {
     return std::int64_t(std::upper_bound(sj_.widths.begin(), sj_.widths.end(), w) -
@@ -562,14 +575,197 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   };
   const std::int64_t rf = last_rank(p.free);
   if (rf < 0) return kNoSlot;
-  const HeapItem a = sj_best_upto(std::uint32_t(rf));
-  if (a.slot == kNoSlot) return kNoSlot;
-  // The first job of width <= F in SJBF order has the smallest prediction
-  // among them: if it fails test (a), they all do.
-  if (a.prediction <= p.limit) return a.slot;
   const std::int64_t rg = last_rank(p.extra);
-  if (rg < 0) return kNoSlot;
-  return sj_best_upto(std::uint32_t(rg)).slot;
+  if (!p.by_estimate) {
+    const HeapItem a = sj_best_upto(std::uint32_t(rf));
+    if (a.slot == kNoSlot) return kNoSlot;
+    // The first job of width <= F in SJBF order has the smallest prediction
+    // among them: if it fails test (a), they all do.
+    if (a.prediction <= p.limit) return a.slot;
+    return rg < 0 ? kNoSlot : sj_best_upto(std::uint32_t(rg)).slot;
+  }
+  // By estimate: the first of width <= E (any estimate), or the first of
+  // width <= F whose estimate class is the limit's or below, if it comes
+  // before and its estimate is short enough. One that is not (in the
+  // limit's own class) is too wide for E and too long: it cannot pass for
+  // the rest of the pass (F and E only shrink, the limit stays), and is
+  // hidden.
+  if (se_.on && !se_.dirty && se_.waste > 4 * std::uint64_t(size_) + 1024) se_.dirty = true;
+  if (!se_.on || se_.dirty) {
+    se_.on = true;
+    se_build();
+  }
+  se_flush();
+  const std::uint32_t klass = se_class(p.limit);
+  for (;;) {
+    const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
+    const HeapItem a = se_best(std::uint32_t(rf), klass);
+    if (a.slot == kNoSlot || !better(a, b)) return b.slot;
+    if (pool_[a.slot].estimate <= p.limit) return a.slot;
+    ++se_.waste;
+    hide(a.slot);
+    se_flush();
+  }
+}
+
+// --- the SJBF index by estimate -------------------------------------------------------
+
+std::uint32_t WaitQueue::se_class(Time estimate) const {
+  const auto it = std::upper_bound(se_.bounds.begin() + 1, se_.bounds.end(), estimate);
+  return std::uint32_t(it - se_.bounds.begin() - 1);
+}
+
+void WaitQueue::se_build() const {
+  // The classes, from the live jobs' estimates.
+  std::vector<Time> est;
+  est.reserve(size_);
+  for (const Entry& e : pool_)
+    if (e.live) est.push_back(e.estimate);
+  std::sort(est.begin(), est.end());
+  se_.bounds.clear();
+  const std::size_t distinct = std::size_t(std::unique(est.begin(), est.end()) - est.begin());
+  if (distinct <= kMaxEstClasses) {
+    se_.bounds.assign(est.begin(), est.begin() + std::ptrdiff_t(distinct));
+  } else {
+    est.clear();
+    for (const Entry& e : pool_)
+      if (e.live) est.push_back(e.estimate);
+    std::sort(est.begin(), est.end());
+    const std::size_t per = est.size() / kMaxEstClasses + 1;
+    for (std::size_t i = 0; i < est.size(); i += per)
+      if (se_.bounds.empty() || est[i] != se_.bounds.back()) se_.bounds.push_back(est[i]);
+  }
+  if (se_.bounds.empty()) se_.bounds.push_back(0);
+  se_.classes = std::uint32_t(se_.bounds.size());
+  const std::uint32_t ranks = std::uint32_t(sj_.widths.size());
+  se_.rows = 1;
+  while (se_.rows < se_.classes) se_.rows *= 2;
+  se_.cols = 1;
+  while (se_.cols < ranks) se_.cols *= 2;
+  se_.dirty = false;
+  se_.waste = 0;
+  const std::size_t buckets = std::size_t(ranks) * se_.classes;
+  se_.bucket.assign(buckets, std::vector<HeapItem>());
+  se_.live.assign(buckets, 0);
+  se_.changed.assign(buckets, 0);
+  se_.pending.clear();
+  if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
+  for (Slot s = 0; s < pool_.size(); ++s) {
+    const Entry& e = pool_[s];
+    if (!e.live) continue;
+    se_.klass[s] = se_class(e.estimate);
+    if (e.hidden) continue;  // pushed again by unhide_all()
+    const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
+    se_.bucket[b].push_back(HeapItem{e.prediction, e.position, s, e.gen});
+    ++se_.live[b];
+  }
+  const std::size_t w2 = 2 * std::size_t(se_.cols);
+  se_.cell.assign(2 * std::size_t(se_.rows) * w2, kNone);
+  auto cell = [&](std::size_t row, std::size_t col) -> HeapItem& { return se_.cell[row * w2 + col]; };
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (std::uint32_t k = 0; k < se_.classes; ++k) {
+      std::vector<HeapItem>& h = se_.bucket[std::size_t(r) * se_.classes + k];
+      if (h.empty()) continue;
+      std::make_heap(h.begin(), h.end(), heap_after);
+      cell(se_.rows + k, se_.cols + r) = h.front();
+    }
+  }
+  for (std::size_t row = se_.rows; row < 2 * std::size_t(se_.rows); ++row)
+    for (std::size_t c = se_.cols - 1; c >= 1; --c)
+      cell(row, c) = better(cell(row, 2 * c + 1), cell(row, 2 * c)) ? cell(row, 2 * c + 1) : cell(row, 2 * c);
+  for (std::size_t row = se_.rows - 1; row >= 1; --row)
+    for (std::size_t c = 1; c < w2; ++c)
+      cell(row, c) = better(cell(2 * row + 1, c), cell(2 * row, c)) ? cell(2 * row + 1, c) : cell(2 * row, c);
+}
+
+void WaitQueue::se_push(Slot s) const {
+  if (!se_.on || se_.dirty) return;
+  const Entry& e = pool_[s];
+  if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
+  const std::uint32_t k = se_class(e.estimate);
+  se_.klass[s] = k;
+  const std::size_t b = std::size_t(wrank_[s]) * se_.classes + k;
+  std::vector<HeapItem>& h = se_.bucket[b];
+  h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
+  std::push_heap(h.begin(), h.end(), heap_after);
+  ++se_.live[b];
+  if (h.front().slot == s && !se_.changed[b]) {
+    se_.changed[b] = 1;
+    se_.pending.push_back(std::uint32_t(b));
+  }
+}
+
+void WaitQueue::se_stale(Slot s) const {
+  if (!se_.on || se_.dirty) return;
+  const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
+  std::vector<HeapItem>& h = se_.bucket[b];
+  --se_.live[b];
+  if (h.size() > 2 * std::size_t(se_.live[b]) + 16) {
+    h.erase(std::remove_if(h.begin(), h.end(), [&](const HeapItem& it) { return !heap_valid(it); }),
+            h.end());
+    std::make_heap(h.begin(), h.end(), heap_after);
+  } else if (!h.empty() && h.front().slot != s) {
+    return;  // its top stays
+  }
+  if (!se_.changed[b]) {
+    se_.changed[b] = 1;
+    se_.pending.push_back(std::uint32_t(b));
+  }
+}
+
+void WaitQueue::se_flush() const {
+  const std::size_t w2 = 2 * std::size_t(se_.cols);
+  auto cell = [&](std::size_t row, std::size_t col) -> HeapItem& { return se_.cell[row * w2 + col]; };
+  for (const std::uint32_t b : se_.pending) {
+    se_.changed[b] = 0;
+    std::vector<HeapItem>& h = se_.bucket[b];
+    while (!h.empty() && !heap_valid(h.front())) {
+      std::pop_heap(h.begin(), h.end(), heap_after);
+      h.pop_back();
+    }
+    const std::size_t rank = b / se_.classes, klass = b % se_.classes;
+    std::size_t row = se_.rows + klass;
+    const std::size_t leaf = se_.cols + rank;
+    const HeapItem top = h.empty() ? kNone : h.front();
+    HeapItem& at = cell(row, leaf);
+    if (at.slot == top.slot && at.gen == top.gen && at.prediction == top.prediction) continue;
+    at = top;
+    for (std::size_t c = leaf >> 1; c >= 1; c >>= 1)
+      cell(row, c) = better(cell(row, 2 * c + 1), cell(row, 2 * c)) ? cell(row, 2 * c + 1) : cell(row, 2 * c);
+    for (row >>= 1; row >= 1; row >>= 1)
+      for (std::size_t c = leaf; c >= 1; c >>= 1)
+        cell(row, c) = better(cell(2 * row + 1, c), cell(2 * row, c)) ? cell(2 * row + 1, c) : cell(2 * row, c);
+  }
+  se_.pending.clear();
+}
+
+WaitQueue::HeapItem WaitQueue::se_best(std::uint32_t last_rank, std::uint32_t last_class) const {
+  const std::size_t w2 = 2 * std::size_t(se_.cols);
+  HeapItem best = kNone;
+  auto row_best = [&](std::size_t row) {
+    std::size_t lo = se_.cols, hi = se_.cols + std::size_t(last_rank) + 1;  // [lo, hi)
+    const HeapItem* r = &se_.cell[row * w2];
+    while (lo < hi) {
+      if (lo & 1) {
+        if (better(r[lo], best)) best = r[lo];
+        ++lo;
+      }
+      if (hi & 1) {
+        --hi;
+        if (better(r[hi], best)) best = r[hi];
+      }
+      lo >>= 1;
+      hi >>= 1;
+    }
+  };
+  std::size_t lo = se_.rows, hi = se_.rows + std::size_t(last_class) + 1;
+  while (lo < hi) {
+    if (lo & 1) row_best(lo++);
+    if (hi & 1) row_best(--hi);
+    lo >>= 1;
+    hi >>= 1;
+  }
+  return best;
 }
 
 // --- hiding refused candidates for the rest of a pass --------------------------------
@@ -578,16 +774,15 @@ void WaitQueue::hide(Slot s) {
   Entry& e = pool_[s];
   assert(e.live && !e.hidden);
   if (order_ == BackfillOrder::ShortestPrediction) {
+    // Its items go stale (a new generation) wherever they are in the heaps;
+    // unhide_all() pushes it again.
     const std::uint32_t r = wrank_[s];
-    std::vector<HeapItem>& h = sj_.heaps[r];
-    assert(!h.empty() && h.front().slot == s && h.front().gen == e.gen);
-    std::pop_heap(h.begin(), h.end(), heap_after);
-    h.pop_back();
-    --sj_.live[r];
     e.hidden = true;
+    ++e.gen;
+    --sj_.live[r];
     sj_.popped.emplace_back(s, e.gen);
     sj_clean(r);
-    sj_fix(r);
+    se_stale(s);
     return;
   }
   e.hidden = true;

@@ -1,6 +1,7 @@
 // The wait queue's candidate indexes (queue.h): for random queues, random
-// changes and random probes, the first job of queue order (and of SJBF
-// order) that passes a probe is the one a walk of the whole order finds,
+// changes and random probes (by prediction and by estimate), the first job
+// of queue order (and of SJBF order) that passes a probe is the one a walk
+// of the whole order finds,
 // including after hiding refused jobs, and with positions given by the
 // caller, pushed out of order, or renumbered.
 #include <cppunit/extensions/HelperMacros.h>
@@ -67,7 +68,9 @@ void run(const Scenario& sc, std::uint32_t seed) {
   }
   std::vector<WaitQueue::Slot> slot(std::size_t(n), WaitQueue::kNoSlot);
   auto push = [&](int i) {
-    const Time p = 1 + Time(rng() % 5000), e = p + Time(rng() % 5000);
+    // Some estimates far past any limit (the top estimate classes).
+    const Time p = 1 + Time(rng() % 5000),
+               e = p + Time(rng() % 10 == 0 ? rng() % (Time(1) << 40) : rng() % 5000);
     slot[std::size_t(i)] = q.push(JobHandle(i), QueueKey{key[std::size_t(i)], 0}, p, e,
                                   width[std::size_t(i)], 0,
                                   sc.given_positions ? rank[std::size_t(i)] : WaitQueue::kAutoPosition);
@@ -91,7 +94,7 @@ void run(const Scenario& sc, std::uint32_t seed) {
     p.free = std::int64_t(rng() % std::uint32_t(procs));
     p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 6));
     p.limit = Time(rng() % 6000) - 500;
-    p.by_estimate = sc.order == BackfillOrder::Queue && rng() % 3 == 0;
+    p.by_estimate = rng() % 3 == 0;
     // A pass: probe, hide what is found (as a refused candidate), probe again.
     for (int step = 0; step < 8; ++step) {
       const bool by_queue = sc.order == BackfillOrder::Queue;
@@ -110,6 +113,21 @@ void run(const Scenario& sc, std::uint32_t seed) {
       }
     }
     q.unhide_all();
+    // Changes between passes, once the indexes are built: re-predictions
+    // (some past the estimate), finishes, and new jobs (new widths too).
+    for (int c = int(rng() % 4); c > 0; --c) {
+      const int j = int(rng() % std::uint32_t(n));
+      if (slot[std::size_t(j)] == WaitQueue::kNoSlot) {
+        if (sc.given_positions) continue;
+        if (rng() % 4 == 0) width[std::size_t(j)] = 1 + std::int64_t(rng() % std::uint32_t(procs));
+        push(j);  // out of queue order: renumbered
+      } else if (rng() % 3 == 0) {
+        q.erase(slot[std::size_t(j)]);
+        slot[std::size_t(j)] = WaitQueue::kNoSlot;
+      } else {
+        q.set_prediction(slot[std::size_t(j)], 1 + Time(rng() % 8000));
+      }
+    }
   }
 }
 

@@ -47,12 +47,12 @@ struct ShortestJobBackfilledFirst {
   static WaitQueue::PredSet::const_iterator last(WaitQueue& q) {
     return q.prediction_order().end();
   }
-  /// The candidate index (queue.h); by prediction only (a safe pass walks
-  /// the order).
+  /// The candidate index (queue.h); it answers probes by estimate (safe
+  /// backfilling, a starving head) too.
   static WaitQueue::Slot first_passing(WaitQueue& q, const CandidateProbe& p) {
     return q.first_in_prediction_order(p);
   }
-  static constexpr bool kIndexedByEstimate = false;
+  static constexpr bool kIndexedByEstimate = true;
 };
 
 }  // namespace easypp

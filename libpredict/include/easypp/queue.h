@@ -29,7 +29,8 @@
 //     order), and a tree over the widths keeping the smallest top: the first
 //     job in SJBF order among those of width <= X is one query, and since
 //     that order is by prediction, test (a) needs only the first of width
-//     <= F. (A safe SJBF pass walks prediction_order().)
+//     <= F. By estimate (safe backfilling, a starving head), a second index
+//     by (width, estimate class) answers test (a) (see EstIndex below).
 // Jobs the adapter refuses (and the reserved head) are hidden for the rest
 // of the pass (hide(), unhide_all()).
 #pragma once
@@ -204,7 +205,7 @@ class WaitQueue {
   using PredSet = std::set<Item, PredCmp>;
   /// SJBF order (BackfillOrder::ShortestPrediction only): an ordered set
   /// kept from the first call on (the passes that walk the order call it:
-  /// safe SJBF passes, deeper reservations). Erasing a slot invalidates only
+  /// deeper reservations). Erasing a slot invalidates only
   /// iterators to that slot.
   const PredSet& prediction_order();
 
@@ -225,8 +226,10 @@ class WaitQueue {
   /// The first job in queue order that passes `p` and is not hidden
   /// (kNoSlot: none). Only for BackfillOrder::Queue.
   Slot first_in_queue_order(const CandidateProbe& p);
-  /// The same in SJBF order; `p.by_estimate` must be false. Only for
-  /// BackfillOrder::ShortestPrediction.
+  /// The same in SJBF order. Only for BackfillOrder::ShortestPrediction.
+  /// By estimate, a job found too long for the probe (its estimate class is
+  /// the limit's) and too wide for the extra width cannot pass for the rest
+  /// of the pass: it is hidden on the way (as the adapter's refusals are).
   Slot first_in_prediction_order(const CandidateProbe& p);
   /// Hide a job from the two queries above until unhide_all() (the pass
   /// calls it at its end). The job must have been returned by one of them.
@@ -292,8 +295,8 @@ class WaitQueue {
   mutable std::uint32_t next_ = 0;  // next automatic position
   mutable bool stale_ = false;      // automatic positions out of queue order
   bool explicit_positions_ = false;
-  QueueKey last_key_;
-  bool has_last_ = false;
+  mutable QueueKey last_key_;  // the last key pushed; after a renumbering, the largest
+  mutable bool has_last_ = false;
   std::uint32_t capacity() const { return std::uint32_t(at_.size()); }
   std::uint32_t next_position(std::uint32_t from) const;  // kEnd: none
   void mark(std::uint32_t p, bool on) const;
@@ -373,6 +376,42 @@ class WaitQueue {
     const Entry& e = pool_[it.slot];
     return e.live && !e.hidden && e.gen == it.gen;
   }
+
+  // --- the SJBF index by estimate (safe passes; built at the first one) ---------
+  // The same items again, in buckets by (width rank, estimate class), and a
+  // two-dimensional tournament over them: rows the estimate classes, columns
+  // the width ranks, each cell of a row node and a column node the smallest
+  // bucket top below both. The first job in SJBF order of width <= F and
+  // estimate class <= c is one query of O(log classes x log widths) cells.
+  // Estimate classes: each distinct estimate of the waiting jobs when they
+  // are few (users pick a few round values), else about as many jobs each;
+  // a job in the limit's own class may still be too long, which the probe
+  // checks, hiding it for the pass; when such jobs add up to several times
+  // the queue, the classes are fitted again. Changed buckets are fixed at
+  // the next query, each once (propagation changes thousands in between).
+  static constexpr std::uint32_t kMaxEstClasses = 128;
+  struct EstIndex {
+    bool on = false;
+    bool dirty = false;            // ranks, positions or classes changed: rebuilt at the next query
+    std::vector<Time> bounds;      // class lower bounds, ascending (bounds[0]: the lowest estimate)
+    std::uint32_t classes = 0;     // bounds.size()
+    std::uint32_t rows = 0, cols = 0;  // leaves (powers of two >= classes, widths)
+    std::vector<std::vector<HeapItem>> bucket;  // [rank * classes + class]
+    std::vector<std::uint32_t> live;            // valid items per bucket
+    std::vector<std::uint8_t> changed;          // per bucket: in `pending`
+    std::vector<std::uint32_t> pending;         // buckets to fix at the next query
+    std::vector<HeapItem> cell;                 // [row * 2 * cols + column]
+    std::vector<std::uint32_t> klass;           // per slot, its class
+    std::uint64_t waste = 0;  // jobs hidden for their class since the last build
+  };
+  mutable EstIndex se_;
+  std::uint32_t se_class(Time estimate) const;
+  void se_build() const;  // (re)build from the live, visible jobs
+  void se_push(Slot s) const;
+  void se_stale(Slot s) const;  // its item went stale (erased, re-predicted, hidden)
+  void se_flush() const;        // fix the changed buckets' cells
+  HeapItem se_best(std::uint32_t last_rank, std::uint32_t last_class) const;
+
   std::uint32_t sj_rank(std::int64_t width);  // adds the width if new
   void sj_push(Slot s);
   void sj_clean(std::uint32_t rank);  // drop invalid tops, compact, fix the tree
