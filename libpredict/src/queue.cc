@@ -90,12 +90,9 @@ void WaitQueue::erase(Slot s) {
     set_cell(p, kNoSlot);
     tree_touch(p);
   } else if (order_ == BackfillOrder::ShortestPrediction && !was_hidden) {
-    // (A hidden job's items went stale when it was hidden.)
-    const std::uint32_t r = wrank_[s];
-    --sj_.live[r];
-    const std::vector<HeapItem>& h = sj_.heaps[r];
-    if (h.front().slot == s || h.size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
-    se_stale(s);
+    // (A hidden job left its width's heap when it was hidden.)
+    sj_remove(s);
+    se_remove(s);
   }
   free_.push_back(s);
   --size_;
@@ -122,13 +119,10 @@ void WaitQueue::set_prediction(Slot s, Time p) {
     tree_.cells[e.position].prediction = clamp32(p);
     tree_touch(e.position);
   } else if (order_ == BackfillOrder::ShortestPrediction) {
-    const std::uint32_t r = wrank_[s];
-    const bool was_top = sj_.heaps[r].front().slot == s;
-    ++e.gen;  // the old heap items are stale
-    --sj_.live[r];
-    se_stale(s);
-    sj_push(s);
-    if (was_top || sj_.heaps[r].size() > 2 * std::size_t(sj_.live[r]) + 16) sj_clean(r);
+    if (e.hidden) return;  // out of the heaps: unhide_all() pushes it with this value
+    ++e.gen;
+    sj_update(s);
+    se_update(s);
   }
 }
 
@@ -463,7 +457,6 @@ std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
   // A new width: the ranks above it move up (rare: a log has few widths).
   sj_.widths.insert(it, width);
   sj_.heaps.insert(sj_.heaps.begin() + r, std::vector<HeapItem>());
-  sj_.live.insert(sj_.live.begin() + r, 0);
   for (Slot s = 0; s < wrank_.size(); ++s)
     if (pool_[s].live && wrank_[s] >= r) ++wrank_[s];
   // Widths below 2^16 find their rank in a table.
@@ -493,14 +486,9 @@ void WaitQueue::sj_rebuild_tree() const {
 
 void WaitQueue::sj_rebuild_heaps() const {
   for (std::vector<HeapItem>& h : sj_.heaps) {
-    std::size_t n = 0;
-    for (const HeapItem& it : h) {
-      if (!heap_valid(it)) continue;
-      h[n] = it;
-      h[n++].position = pool_[it.slot].position;
-    }
-    h.resize(n);
+    for (HeapItem& it : h) it.position = pool_[it.slot].position;
     std::make_heap(h.begin(), h.end(), heap_after);
+    for (std::uint32_t i = 0; i < h.size(); ++i) hpos_[h[i].slot] = i;
   }
   sj_rebuild_tree();
   se_.dirty = true;  // its items hold positions
@@ -521,31 +509,87 @@ void WaitQueue::sj_fix(std::uint32_t rank) {
 
 void WaitQueue::sj_push(Slot s) {
   const Entry& e = pool_[s];
-  if (wrank_.size() <= s) wrank_.resize(pool_.size());
+  if (wrank_.size() <= s) {
+    wrank_.resize(pool_.size());
+    hpos_.resize(pool_.size());
+  }
   const std::uint32_t r = sj_rank(e.width);
   wrank_[s] = r;
   std::vector<HeapItem>& h = sj_.heaps[r];
   h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
-  std::push_heap(h.begin(), h.end(), heap_after);
-  ++sj_.live[r];
-  if (h.front().slot == s && h.front().gen == e.gen) sj_fix(r);
+  if (heap_up(h, hpos_, std::uint32_t(h.size() - 1)) == 0) sj_fix(r);
   se_push(s);
 }
 
-void WaitQueue::sj_clean(std::uint32_t rank) {
-  std::vector<HeapItem>& h = sj_.heaps[rank];
-  bool changed = false;
-  while (!h.empty() && !heap_valid(h.front())) {
-    std::pop_heap(h.begin(), h.end(), heap_after);
-    h.pop_back();
-    changed = true;
+// The heaps are kept by hand (each job's index in hpos_), so that a job
+// re-predicted moves in place and a job leaving is taken out: no stale
+// items (propagation re-predicts a user's whole queue at each finish).
+std::uint32_t WaitQueue::heap_up(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
+                                 std::uint32_t i) {
+  const HeapItem it = h[i];
+  while (i > 0) {
+    const std::uint32_t parent = (i - 1) / 2;
+    if (!better(it, h[parent])) break;
+    h[i] = h[parent];
+    at[h[i].slot] = i;
+    i = parent;
   }
-  if (h.size() > 2 * std::size_t(sj_.live[rank]) + 16) {
-    h.erase(std::remove_if(h.begin(), h.end(), [&](const HeapItem& it) { return !heap_valid(it); }),
-            h.end());
-    std::make_heap(h.begin(), h.end(), heap_after);
+  h[i] = it;
+  at[it.slot] = i;
+  return i;
+}
+
+std::uint32_t WaitQueue::heap_down(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
+                                   std::uint32_t i) {
+  const std::uint32_t n = std::uint32_t(h.size());
+  const HeapItem it = h[i];
+  for (;;) {
+    std::uint32_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && better(h[c + 1], h[c])) ++c;
+    if (!better(h[c], it)) break;
+    h[i] = h[c];
+    at[h[i].slot] = i;
+    i = c;
   }
-  if (changed) sj_fix(rank);
+  h[i] = it;
+  at[it.slot] = i;
+  return i;
+}
+
+bool WaitQueue::heap_remove(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s) {
+  const std::uint32_t i = at[s];
+  assert(i < h.size() && h[i].slot == s);
+  const HeapItem last = h.back();
+  h.pop_back();
+  if (i < h.size()) {
+    h[i] = last;
+    // (From below the top, the moved item never rises to it.)
+    if (heap_up(h, at, i) == i) heap_down(h, at, i);
+  }
+  return i == 0;
+}
+
+bool WaitQueue::heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s,
+                            Time prediction, std::uint32_t gen) {
+  const std::uint32_t i = at[s];
+  assert(i < h.size() && h[i].slot == s);
+  h[i].prediction = prediction;
+  h[i].gen = gen;
+  std::uint32_t to = heap_up(h, at, i);
+  if (to == i) to = heap_down(h, at, i);
+  return i == 0 || to == 0;
+}
+
+void WaitQueue::sj_remove(Slot s) {
+  const std::uint32_t r = wrank_[s];
+  if (heap_remove(sj_.heaps[r], hpos_, s)) sj_fix(r);
+}
+
+void WaitQueue::sj_update(Slot s) {
+  const Entry& e = pool_[s];
+  const std::uint32_t r = wrank_[s];
+  if (heap_update(sj_.heaps[r], hpos_, s, e.prediction, e.gen)) sj_fix(r);
 }
 
 WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
@@ -646,7 +690,6 @@ void WaitQueue::se_build() const {
   se_.waste = 0;
   const std::size_t buckets = std::size_t(ranks) * se_.classes;
   se_.bucket.assign(buckets, std::vector<HeapItem>());
-  se_.live.assign(buckets, 0);
   se_.changed.assign(buckets, 0);
   se_.pending.clear();
   if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
@@ -657,8 +700,8 @@ void WaitQueue::se_build() const {
     if (e.hidden) continue;  // pushed again by unhide_all()
     const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
     se_.bucket[b].push_back(HeapItem{e.prediction, e.position, s, e.gen});
-    ++se_.live[b];
   }
+  if (se_.bpos.size() < pool_.size()) se_.bpos.resize(pool_.size());
   const std::size_t w2 = 2 * std::size_t(se_.cols);
   se_.cell.assign(2 * std::size_t(se_.rows) * w2, kNone);
   auto cell = [&](std::size_t row, std::size_t col) -> HeapItem& { return se_.cell[row * w2 + col]; };
@@ -667,6 +710,7 @@ void WaitQueue::se_build() const {
       std::vector<HeapItem>& h = se_.bucket[std::size_t(r) * se_.classes + k];
       if (h.empty()) continue;
       std::make_heap(h.begin(), h.end(), heap_after);
+      for (std::uint32_t i = 0; i < h.size(); ++i) se_.bpos[h[i].slot] = i;
       cell(se_.rows + k, se_.cols + r) = h.front();
     }
   }
@@ -678,39 +722,38 @@ void WaitQueue::se_build() const {
       cell(row, c) = better(cell(2 * row + 1, c), cell(2 * row, c)) ? cell(2 * row + 1, c) : cell(2 * row, c);
 }
 
+void WaitQueue::se_changed(std::size_t b) const {
+  if (se_.changed[b]) return;
+  se_.changed[b] = 1;
+  se_.pending.push_back(std::uint32_t(b));
+}
+
 void WaitQueue::se_push(Slot s) const {
   if (!se_.on || se_.dirty) return;
   const Entry& e = pool_[s];
-  if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
+  if (se_.klass.size() < pool_.size()) {
+    se_.klass.resize(pool_.size());
+    se_.bpos.resize(pool_.size());
+  }
   const std::uint32_t k = se_class(e.estimate);
   se_.klass[s] = k;
   const std::size_t b = std::size_t(wrank_[s]) * se_.classes + k;
   std::vector<HeapItem>& h = se_.bucket[b];
   h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
-  std::push_heap(h.begin(), h.end(), heap_after);
-  ++se_.live[b];
-  if (h.front().slot == s && !se_.changed[b]) {
-    se_.changed[b] = 1;
-    se_.pending.push_back(std::uint32_t(b));
-  }
+  if (heap_up(h, se_.bpos, std::uint32_t(h.size() - 1)) == 0) se_changed(b);
 }
 
-void WaitQueue::se_stale(Slot s) const {
+void WaitQueue::se_remove(Slot s) const {
   if (!se_.on || se_.dirty) return;
   const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
-  std::vector<HeapItem>& h = se_.bucket[b];
-  --se_.live[b];
-  if (h.size() > 2 * std::size_t(se_.live[b]) + 16) {
-    h.erase(std::remove_if(h.begin(), h.end(), [&](const HeapItem& it) { return !heap_valid(it); }),
-            h.end());
-    std::make_heap(h.begin(), h.end(), heap_after);
-  } else if (!h.empty() && h.front().slot != s) {
-    return;  // its top stays
-  }
-  if (!se_.changed[b]) {
-    se_.changed[b] = 1;
-    se_.pending.push_back(std::uint32_t(b));
-  }
+  if (heap_remove(se_.bucket[b], se_.bpos, s)) se_changed(b);
+}
+
+void WaitQueue::se_update(Slot s) const {
+  if (!se_.on || se_.dirty) return;
+  const Entry& e = pool_[s];
+  const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
+  if (heap_update(se_.bucket[b], se_.bpos, s, e.prediction, e.gen)) se_changed(b);
 }
 
 void WaitQueue::se_flush() const {
@@ -718,11 +761,7 @@ void WaitQueue::se_flush() const {
   auto cell = [&](std::size_t row, std::size_t col) -> HeapItem& { return se_.cell[row * w2 + col]; };
   for (const std::uint32_t b : se_.pending) {
     se_.changed[b] = 0;
-    std::vector<HeapItem>& h = se_.bucket[b];
-    while (!h.empty() && !heap_valid(h.front())) {
-      std::pop_heap(h.begin(), h.end(), heap_after);
-      h.pop_back();
-    }
+    const std::vector<HeapItem>& h = se_.bucket[b];
     const std::size_t rank = b / se_.classes, klass = b % se_.classes;
     std::size_t row = se_.rows + klass;
     const std::size_t leaf = se_.cols + rank;
@@ -774,15 +813,12 @@ void WaitQueue::hide(Slot s) {
   Entry& e = pool_[s];
   assert(e.live && !e.hidden);
   if (order_ == BackfillOrder::ShortestPrediction) {
-    // Its items go stale (a new generation) wherever they are in the heaps;
-    // unhide_all() pushes it again.
-    const std::uint32_t r = wrank_[s];
+    // Out of its heaps; unhide_all() pushes it again.
     e.hidden = true;
     ++e.gen;
-    --sj_.live[r];
     sj_.popped.emplace_back(s, e.gen);
-    sj_clean(r);
-    se_stale(s);
+    sj_remove(s);
+    se_remove(s);
     return;
   }
   e.hidden = true;

@@ -110,6 +110,8 @@ void run(const Scenario& sc, std::uint32_t seed) {
         p.extra = std::min(p.extra, p.free);
       } else {
         q.hide(got);
+        // Re-predicted while hidden: back with its new value after the pass.
+        if (rng() % 4 == 0) q.set_prediction(got, 1 + Time(rng() % 8000));
       }
     }
     q.unhide_all();

@@ -346,8 +346,8 @@ class WaitQueue {
   // --- the SJBF index: per-width heaps, a tree over the widths -------------------
   // heaps[r]: the jobs of the r-th smallest width by (prediction, queue
   // position) (queue order breaks ties, and positions are in queue order),
-  // with stale items (erased or re-predicted jobs: gen differs) left in
-  // place until they surface; best[]: a tournament tree over the width
+  // each job once, at hpos_[slot] (re-predicted jobs move in place, erased
+  // and hidden ones are taken out); best[]: a tournament tree over the width
   // ranks holding each subtree's smallest top (kNone: none). Renumbering
   // the positions rebuilds the heaps.
   struct HeapItem {
@@ -360,22 +360,18 @@ class WaitQueue {
   struct WidthHeaps {  // (its items' positions change with a renumbering)
     std::vector<std::int64_t> widths;          // distinct, ascending
     std::vector<std::vector<HeapItem>> heaps;  // per width rank
-    std::vector<std::uint32_t> live;           // valid items per width rank
     std::vector<HeapItem> best;                // the tournament tree
     std::uint32_t size = 0;                    // its leaves (power of two)
     std::vector<std::pair<Slot, std::uint32_t>> popped;  // hidden in this pass
   };
   mutable WidthHeaps sj_;
   std::vector<std::uint32_t> wrank_;  // per slot: its width's rank
+  mutable std::vector<std::uint32_t> hpos_;  // per slot: its index in that rank's heap
   std::vector<std::uint32_t> rank_of_width_;  // width -> rank + 1 (0: none), small widths
   static bool heap_after(const HeapItem& a, const HeapItem& b) {  // a comes after b
     return a.prediction != b.prediction ? a.prediction > b.prediction : a.position > b.position;
   }
   static bool better(const HeapItem& a, const HeapItem& b) { return heap_after(b, a); }
-  bool heap_valid(const HeapItem& it) const {
-    const Entry& e = pool_[it.slot];
-    return e.live && !e.hidden && e.gen == it.gen;
-  }
 
   // --- the SJBF index by estimate (safe passes; built at the first one) ---------
   // The same items again, in buckets by (width rank, estimate class), and a
@@ -397,24 +393,37 @@ class WaitQueue {
     std::uint32_t classes = 0;     // bounds.size()
     std::uint32_t rows = 0, cols = 0;  // leaves (powers of two >= classes, widths)
     std::vector<std::vector<HeapItem>> bucket;  // [rank * classes + class]
-    std::vector<std::uint32_t> live;            // valid items per bucket
     std::vector<std::uint8_t> changed;          // per bucket: in `pending`
     std::vector<std::uint32_t> pending;         // buckets to fix at the next query
     std::vector<HeapItem> cell;                 // [row * 2 * cols + column]
     std::vector<std::uint32_t> klass;           // per slot, its class
+    std::vector<std::uint32_t> bpos;            // per slot, its index in its bucket
     std::uint64_t waste = 0;  // jobs hidden for their class since the last build
   };
   mutable EstIndex se_;
   std::uint32_t se_class(Time estimate) const;
   void se_build() const;  // (re)build from the live, visible jobs
   void se_push(Slot s) const;
-  void se_stale(Slot s) const;  // its item went stale (erased, re-predicted, hidden)
+  void se_remove(Slot s) const;  // erased or hidden
+  void se_update(Slot s) const;  // re-predicted
+  void se_changed(std::size_t bucket) const;  // its top changed: fixed at the next flush
   void se_flush() const;        // fix the changed buckets' cells
   HeapItem se_best(std::uint32_t last_rank, std::uint32_t last_class) const;
 
   std::uint32_t sj_rank(std::int64_t width);  // adds the width if new
   void sj_push(Slot s);
-  void sj_clean(std::uint32_t rank);  // drop invalid tops, compact, fix the tree
+  // Heaps of HeapItems kept by hand, `at[slot]` each job's index: sift
+  // (the final index), take a job out or move it in place (whether the top
+  // was concerned).
+  static std::uint32_t heap_up(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
+                               std::uint32_t i);
+  static std::uint32_t heap_down(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
+                                 std::uint32_t i);
+  static bool heap_remove(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s);
+  static bool heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s,
+                          Time prediction, std::uint32_t gen);
+  void sj_remove(Slot s);  // out of its width's heap
+  void sj_update(Slot s);  // its prediction changed: moved in place
   void sj_fix(std::uint32_t rank);
   void sj_rebuild_tree() const;
   void sj_rebuild_heaps() const;  // after a renumbering
