@@ -560,6 +560,7 @@ std::uint32_t WaitQueue::heap_down(std::vector<HeapItem>& h, std::vector<std::ui
 bool WaitQueue::heap_remove(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s) {
   const std::uint32_t i = at[s];
   assert(i < h.size() && h[i].slot == s);
+  if (i >= h.size() || h[i].slot != s) return false;  // not there: touch no other job's item
   const HeapItem last = h.back();
   h.pop_back();
   if (i < h.size()) {
@@ -574,6 +575,7 @@ bool WaitQueue::heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>
                             Time prediction, std::uint32_t gen) {
   const std::uint32_t i = at[s];
   assert(i < h.size() && h[i].slot == s);
+  if (i >= h.size() || h[i].slot != s) return false;
   h[i].prediction = prediction;
   h[i].gen = gen;
   std::uint32_t to = heap_up(h, at, i);
@@ -668,24 +670,29 @@ void WaitQueue::se_build() const {
   std::sort(est.begin(), est.end());
   se_.bounds.clear();
   const std::size_t distinct = std::size_t(std::unique(est.begin(), est.end()) - est.begin());
-  if (distinct <= kMaxEstClasses) {
+  // At most kMaxEstCells cells: fewer classes when the widths are many
+  // (Slurm CPU counts), more jobs of the limit's class then hidden one by
+  // one.
+  const std::uint32_t ranks = std::uint32_t(sj_.widths.size());
+  se_.cols = 1;
+  while (se_.cols < ranks) se_.cols *= 2;
+  std::uint32_t max_classes = kMaxEstClasses;
+  while (max_classes > 1 && 4 * std::size_t(max_classes) * se_.cols > kMaxEstCells) max_classes /= 2;
+  if (distinct <= max_classes) {
     se_.bounds.assign(est.begin(), est.begin() + std::ptrdiff_t(distinct));
   } else {
     est.clear();
     for (const Entry& e : pool_)
       if (e.live) est.push_back(e.estimate);
     std::sort(est.begin(), est.end());
-    const std::size_t per = est.size() / kMaxEstClasses + 1;
+    const std::size_t per = est.size() / max_classes + 1;
     for (std::size_t i = 0; i < est.size(); i += per)
       if (se_.bounds.empty() || est[i] != se_.bounds.back()) se_.bounds.push_back(est[i]);
   }
   if (se_.bounds.empty()) se_.bounds.push_back(0);
   se_.classes = std::uint32_t(se_.bounds.size());
-  const std::uint32_t ranks = std::uint32_t(sj_.widths.size());
   se_.rows = 1;
   while (se_.rows < se_.classes) se_.rows *= 2;
-  se_.cols = 1;
-  while (se_.cols < ranks) se_.cols *= 2;
   se_.dirty = false;
   se_.waste = 0;
   const std::size_t buckets = std::size_t(ranks) * se_.classes;
@@ -812,6 +819,7 @@ WaitQueue::HeapItem WaitQueue::se_best(std::uint32_t last_rank, std::uint32_t la
 void WaitQueue::hide(Slot s) {
   Entry& e = pool_[s];
   assert(e.live && !e.hidden);
+  if (!e.live || e.hidden) return;
   if (order_ == BackfillOrder::ShortestPrediction) {
     // Out of its heaps; unhide_all() pushes it again.
     e.hidden = true;

@@ -36,17 +36,19 @@ struct Scenario {
   bool shuffled_keys;     // pushes out of queue order (renumbering)
   bool given_positions;   // the caller's stable positions
   bool classes;           // width classes fitted to the widths
+  bool many_widths = false;  // thousands of distinct widths (fewer estimate classes)
 };
 
 void run(const Scenario& sc, std::uint32_t seed) {
   std::mt19937 rng(seed);
-  const int procs = 8 + int(rng() % 500);
+  const int procs = sc.many_widths ? 4000 + int(rng() % 4000) : 8 + int(rng() % 500);
   WaitQueue q(sc.order);
-  const int n = 50 + int(rng() % 400);
+  // (Over 512 distinct widths: the estimate classes are capped.)
+  const int n = sc.many_widths ? 700 + int(rng() % 300) : 50 + int(rng() % 400);
   std::vector<std::int64_t> key(static_cast<std::size_t>(n)), width(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     key[std::size_t(i)] = sc.shuffled_keys ? std::int64_t(rng() % 1000) * 1000 + i : i;
-    width[std::size_t(i)] = 1 + std::int64_t(rng() % 4 == 0 ? rng() % procs : rng() % 8);
+    width[std::size_t(i)] = 1 + std::int64_t(sc.many_widths || rng() % 4 == 0 ? rng() % procs : rng() % 8);
   }
   if (sc.classes) {
     std::vector<std::pair<std::int64_t, std::uint64_t>> hist;
@@ -112,9 +114,19 @@ void run(const Scenario& sc, std::uint32_t seed) {
         q.hide(got);
         // Re-predicted while hidden: back with its new value after the pass.
         if (rng() % 4 == 0) q.set_prediction(got, 1 + Time(rng() % 8000));
+        // Or finished while hidden (the plugin's job list changed).
+        else if (rng() % 8 == 0) {
+          slot[q.entry(got).handle] = WaitQueue::kNoSlot;
+          q.erase(got);
+        }
       }
     }
     q.unhide_all();
+    // Every waiting job is back (the reference skips hidden jobs too, so a
+    // job left hidden would go unnoticed above).
+    for (int i = 0; i < n; ++i)
+      if (slot[std::size_t(i)] != WaitQueue::kNoSlot)
+        CPPUNIT_ASSERT_MESSAGE(msg, !q.entry(slot[std::size_t(i)]).hidden);
     // Changes between passes, once the indexes are built: re-predictions
     // (some past the estimate), finishes, and new jobs (new widths too).
     for (int c = int(rng() % 4); c > 0; --c) {
@@ -158,6 +170,10 @@ class QueueIndexTest : public CppUnit::TestFixture {
   void testPredictionOrder() {
     for (std::uint32_t s = 1; s <= 60; ++s)
       run({BackfillOrder::ShortestPrediction, s % 3 == 0, false, false}, s);
+    for (std::uint32_t s = 1; s <= 20; ++s)  // the caller's positions
+      run({BackfillOrder::ShortestPrediction, true, true, false}, s);
+    for (std::uint32_t s = 1; s <= 20; ++s)  // estimate classes capped by the widths
+      run({BackfillOrder::ShortestPrediction, s % 2 == 0, false, false, true}, s);
   }
   // A long FCFS life (arrivals, starts): automatic positions are renumbered
   // from 0 when they run out, the index stays right.

@@ -380,12 +380,14 @@ class WaitQueue {
   // bucket top below both. The first job in SJBF order of width <= F and
   // estimate class <= c is one query of O(log classes x log widths) cells.
   // Estimate classes: each distinct estimate of the waiting jobs when they
-  // are few (users pick a few round values), else about as many jobs each;
+  // are few (users pick a few round values), else about as many jobs each
+  // (at most 128, fewer when the widths are many: kMaxEstCells);
   // a job in the limit's own class may still be too long, which the probe
   // checks, hiding it for the pass; when such jobs add up to several times
   // the queue, the classes are fitted again. Changed buckets are fixed at
   // the next query, each once (propagation changes thousands in between).
   static constexpr std::uint32_t kMaxEstClasses = 128;
+  static constexpr std::size_t kMaxEstCells = std::size_t(1) << 18;  // 6 MB of cells
   struct EstIndex {
     bool on = false;
     bool dirty = false;            // ranks, positions or classes changed: rebuilt at the next query
