@@ -478,10 +478,7 @@ void WaitQueue::sj_rebuild_tree() const {
   sj_.best.assign(2 * std::size_t(size), kNone);
   for (std::uint32_t r = 0; r < sj_.widths.size(); ++r)
     if (!sj_.heaps[r].empty()) sj_.best[size + r] = sj_.heaps[r].front();
-  for (std::uint32_t n = size - 1; n >= 1; --n) {
-    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
-    sj_.best[n] = better(b, a) ? b : a;
-  }
+  for (std::uint32_t n = size - 1; n >= 1; --n) sj_.best[n] = first_of(sj_.best[2 * n], sj_.best[2 * n + 1]);
 }
 
 void WaitQueue::sj_rebuild_heaps() const {
@@ -499,8 +496,7 @@ void WaitQueue::sj_fix(std::uint32_t rank) {
   const std::vector<HeapItem>& h = sj_.heaps[rank];
   sj_.best[n] = h.empty() ? kNone : h.front();
   for (n >>= 1; n >= 1; n >>= 1) {
-    const HeapItem &a = sj_.best[2 * n], &b = sj_.best[2 * n + 1];
-    const HeapItem& w = better(b, a) ? b : a;
+    const HeapItem& w = first_of(sj_.best[2 * n], sj_.best[2 * n + 1]);
     HeapItem& cur = sj_.best[n];
     if (cur.slot == w.slot && cur.gen == w.gen && cur.prediction == w.prediction) break;
     cur = w;  // a winner that did not change changes nothing above
@@ -594,21 +590,26 @@ void WaitQueue::sj_update(Slot s) {
   if (heap_update(sj_.heaps[r], hpos_, s, e.prediction, e.gen)) sj_fix(r);
 }
 
-WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
-  HeapItem best = kNone;
-  std::uint32_t lo = sj_.size, hi = sj_.size + last + 1;  // [lo, hi)
+void WaitQueue::best_of_prefix(const HeapItem* tree, std::size_t leaves, std::size_t last,
+                               HeapItem& best) {
+  std::size_t lo = leaves, hi = leaves + last + 1;  // [lo, hi)
   while (lo < hi) {
     if (lo & 1) {
-      if (better(sj_.best[lo], best)) best = sj_.best[lo];
+      if (better(tree[lo], best)) best = tree[lo];
       ++lo;
     }
     if (hi & 1) {
       --hi;
-      if (better(sj_.best[hi], best)) best = sj_.best[hi];
+      if (better(tree[hi], best)) best = tree[hi];
     }
     lo >>= 1;
     hi >>= 1;
   }
+}
+
+WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
+  HeapItem best = kNone;
+  best_of_prefix(sj_.best.data(), sj_.size, last, best);
   return best;
 }
 
@@ -643,8 +644,9 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   }
   se_flush();
   const std::uint32_t klass = se_class(p.limit);
+  // (Hiding a job wider than E leaves b as it is.)
+  const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
   for (;;) {
-    const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
     const HeapItem a = se_best(std::uint32_t(rf), klass);
     if (a.slot == kNoSlot || !better(a, b)) return b.slot;
     if (pool_[a.slot].estimate <= p.limit) return a.slot;
@@ -669,7 +671,9 @@ void WaitQueue::se_build() const {
     if (e.live) est.push_back(e.estimate);
   std::sort(est.begin(), est.end());
   se_.bounds.clear();
-  const std::size_t distinct = std::size_t(std::unique(est.begin(), est.end()) - est.begin());
+  std::vector<Time> values(est);
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  const std::size_t distinct = values.size();
   // At most kMaxEstCells cells: fewer classes when the widths are many
   // (Slurm CPU counts), more jobs of the limit's class then hidden one by
   // one.
@@ -679,12 +683,8 @@ void WaitQueue::se_build() const {
   std::uint32_t max_classes = kMaxEstClasses;
   while (max_classes > 1 && 4 * std::size_t(max_classes) * se_.cols > kMaxEstCells) max_classes /= 2;
   if (distinct <= max_classes) {
-    se_.bounds.assign(est.begin(), est.begin() + std::ptrdiff_t(distinct));
+    se_.bounds = std::move(values);
   } else {
-    est.clear();
-    for (const Entry& e : pool_)
-      if (e.live) est.push_back(e.estimate);
-    std::sort(est.begin(), est.end());
     const std::size_t per = est.size() / max_classes + 1;
     for (std::size_t i = 0; i < est.size(); i += per)
       if (se_.bounds.empty() || est[i] != se_.bounds.back()) se_.bounds.push_back(est[i]);
@@ -723,10 +723,10 @@ void WaitQueue::se_build() const {
   }
   for (std::size_t row = se_.rows; row < 2 * std::size_t(se_.rows); ++row)
     for (std::size_t c = se_.cols - 1; c >= 1; --c)
-      cell(row, c) = better(cell(row, 2 * c + 1), cell(row, 2 * c)) ? cell(row, 2 * c + 1) : cell(row, 2 * c);
+      cell(row, c) = first_of(cell(row, 2 * c), cell(row, 2 * c + 1));
   for (std::size_t row = se_.rows - 1; row >= 1; --row)
     for (std::size_t c = 1; c < w2; ++c)
-      cell(row, c) = better(cell(2 * row + 1, c), cell(2 * row, c)) ? cell(2 * row + 1, c) : cell(2 * row, c);
+      cell(row, c) = first_of(cell(2 * row, c), cell(2 * row + 1, c));
 }
 
 void WaitQueue::se_changed(std::size_t b) const {
@@ -777,10 +777,10 @@ void WaitQueue::se_flush() const {
     if (at.slot == top.slot && at.gen == top.gen && at.prediction == top.prediction) continue;
     at = top;
     for (std::size_t c = leaf >> 1; c >= 1; c >>= 1)
-      cell(row, c) = better(cell(row, 2 * c + 1), cell(row, 2 * c)) ? cell(row, 2 * c + 1) : cell(row, 2 * c);
+      cell(row, c) = first_of(cell(row, 2 * c), cell(row, 2 * c + 1));
     for (row >>= 1; row >= 1; row >>= 1)
       for (std::size_t c = leaf; c >= 1; c >>= 1)
-        cell(row, c) = better(cell(2 * row + 1, c), cell(2 * row, c)) ? cell(2 * row + 1, c) : cell(2 * row, c);
+        cell(row, c) = first_of(cell(2 * row, c), cell(2 * row + 1, c));
   }
   se_.pending.clear();
 }
@@ -788,22 +788,7 @@ void WaitQueue::se_flush() const {
 WaitQueue::HeapItem WaitQueue::se_best(std::uint32_t last_rank, std::uint32_t last_class) const {
   const std::size_t w2 = 2 * std::size_t(se_.cols);
   HeapItem best = kNone;
-  auto row_best = [&](std::size_t row) {
-    std::size_t lo = se_.cols, hi = se_.cols + std::size_t(last_rank) + 1;  // [lo, hi)
-    const HeapItem* r = &se_.cell[row * w2];
-    while (lo < hi) {
-      if (lo & 1) {
-        if (better(r[lo], best)) best = r[lo];
-        ++lo;
-      }
-      if (hi & 1) {
-        --hi;
-        if (better(r[hi], best)) best = r[hi];
-      }
-      lo >>= 1;
-      hi >>= 1;
-    }
-  };
+  auto row_best = [&](std::size_t row) { best_of_prefix(&se_.cell[row * w2], se_.cols, last_rank, best); };
   std::size_t lo = se_.rows, hi = se_.rows + std::size_t(last_class) + 1;
   while (lo < hi) {
     if (lo & 1) row_best(lo++);

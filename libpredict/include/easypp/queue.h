@@ -372,6 +372,14 @@ class WaitQueue {
     return a.prediction != b.prediction ? a.prediction > b.prediction : a.position > b.position;
   }
   static bool better(const HeapItem& a, const HeapItem& b) { return heap_after(b, a); }
+  // The winner of two tournament cells (the left one on a tie).
+  static const HeapItem& first_of(const HeapItem& left, const HeapItem& right) {
+    return better(right, left) ? right : left;
+  }
+  // Into `best`, the best of leaves 0..last of a tournament tree (`leaves`
+  // leaves from index `leaves` on, node n's children 2n and 2n+1).
+  static void best_of_prefix(const HeapItem* tree, std::size_t leaves, std::size_t last,
+                             HeapItem& best);
 
   // --- the SJBF index by estimate (safe passes; built at the first one) ---------
   // The same items again, in buckets by (width rank, estimate class), and a
