@@ -770,6 +770,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->started_in_order = env.started_in_order;
   st->started_backfill = env.started_backfill;
   st->yields = env.yields;
+  st->probes = env.probes;
   st->interrupted = env.interrupted;
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
@@ -805,12 +806,12 @@ void run_cycle(State& s, const std::string& trigger, std::int64_t late_usec) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "capped=%u projected=%u(%ldus) registering=%u yields=%u locked=%ldus late=%ldus "
-           "time=%ldus%s",
+           "capped=%u projected=%u(%ldus) registering=%u yields=%u probes=%u locked=%ldus "
+           "late=%ldus time=%ldus%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
            st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
-           long(st.projection_usec), st.registering, st.yields, long(st.locked_usec),
+           long(st.projection_usec), st.registering, st.yields, st.probes, long(st.locked_usec),
            long(st.late_usec), long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
 }
 

@@ -15,8 +15,10 @@
 //    shadow also keeps off its own head's nodes (the paper's "extra" case).
 //  - reserve: the shadow time is the smallest planned end T such that the
 //    head fits once every running job with planned end <= T is gone, found
-//    by binary search over the running jobs' planned ends (each probe one
-//    backend question). The reserved nodes R prefer the nodes those jobs
+//    by a search over the running jobs' planned ends (each probe one
+//    backend question) that starts where the CPU counts say the head could
+//    first fit (first_fitting(): two probes when that is right, as it is
+//    unless node shapes get in the way). The reserved nodes R prefer the nodes those jobs
 //    release over nodes free now, so "free now and not in R" is the paper's
 //    extra processors when nodes are identical.
 //  - fairness caps (easypp_max_job_user, _part, _assoc, _user_part, like
@@ -29,18 +31,23 @@
 //
 // Backend requirements (Cluster):
 //   types     Nodes (a node set; movable, default-constructible as "none"),
-//             Partition, Candidate (one job's test in one partition; has a
-//             member `Nodes avail`: its usable nodes now)
+//             Partition, Candidate (one job's test in one partition; has
+//             members `Nodes avail`: its usable nodes now,
+//             `std::int64_t cpus`: the fewest CPUs it can start with, 0 if
+//             unknown, and `std::int64_t whole_nodes`: the fewest nodes it
+//             needs entirely free, 0 if it is not a whole-node job)
 //   nodes     static bool any(const Nodes&); static bool test(const Nodes&, int);
 //             static void set(Nodes&, int); static Nodes copy(const Nodes&);
 //             static void and_not(Nodes&, const Nodes&); static void and_(Nodes&, const Nodes&);
-//             static int size(const Nodes&);  Nodes none() const (an empty set);
+//             static int size(const Nodes&); static int count(const Nodes&) (nodes in the set);
+//             Nodes none() const (an empty set);
 //   cluster   Time now() const; const std::string& name(const Partition&) const;
 //             Nodes usable(const Partition&) const;
 //             void idle_cpus(std::vector<std::int64_t>*) const;  (per node index)
 //   job tests bool prepare(JobHandle, const Partition&, Candidate*);
 //             bool fits_now(JobHandle, Candidate&, const Nodes& on, Nodes* selected);
-//             std::vector<Run> runs_on(const Nodes& on) const;  (by planned end, id)
+//             std::vector<Run> runs_on(const Nodes& on) const;  (by planned end, id;
+//                                       with each job's CPUs when known)
 //             void add_nodes_of(JobHandle running, Nodes* into) const;
 //             bool fits_after(JobHandle, Candidate&, const Nodes& on,
 //                             const std::vector<Run>&, Time t, Nodes* selected);
@@ -67,11 +74,49 @@
 
 namespace easypp::plugin {
 
-/// A running job as reserve() walks them: its planned end and id.
+/// A running job as reserve() walks them: its planned end and id, and the
+/// CPUs it holds (0 if unknown; more than it holds on the probed nodes is
+/// fine: only a lower bound of the shadow time is read from them).
 struct Run {
   Time end;
   JobHandle id;
+  std::int64_t cpus = 0;
 };
+
+/// The smallest i < n with fits(i), n if none, for a monotone fits (false
+/// up to some index, true from there on), asking as few questions as it
+/// can when `hint` is a good guess: fits(hint), and if true fits(hint - 1)
+/// to confirm it (two questions when the hint is right); if fits(hint) is
+/// false, steps of 1, 2, 4 ... up from it, then a binary search of the
+/// last step. A wrong hint costs questions, never a wrong answer.
+template <class Fits>
+std::size_t first_fitting(std::size_t n, std::size_t hint, Fits&& fits) {
+  if (n == 0) return 0;
+  hint = std::min(hint, n - 1);
+  std::size_t lo = 0, hi = 0;  // every index below lo fails; hi fits
+  if (fits(hint)) {
+    if (hint == 0 || !fits(hint - 1)) return hint;
+    hi = hint - 1;  // the hint was too high: search below it
+  } else {
+    std::size_t failed = hint;
+    for (std::size_t step = 1;; step *= 2) {
+      if (failed == n - 1) return n;
+      const std::size_t next = n - 1 - failed <= step ? n - 1 : failed + step;
+      if (fits(next)) {
+        lo = failed + 1;
+        hi = next;
+        break;
+      }
+      failed = next;
+    }
+  }
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
 
 /// Why a job is being started (for the backend's log line).
 struct StartNote {
@@ -271,16 +316,18 @@ class NodeAdapter {
     const Nodes& avail = cand.avail;
     if (c_.fits_now(h, cand, avail, chosen)) return c_.now();  // e.g. on completing nodes
     const std::vector<Run> runs = c_.runs_on(avail);
-    if (runs.empty() || !c_.fits_after(h, cand, avail, runs, runs.back().end, nullptr))
-      return kNever;
-    // The smallest index whose end releases enough.
-    std::size_t lo = 0, hi = runs.size() - 1;
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (c_.fits_after(h, cand, avail, runs, runs[mid].end, nullptr)) hi = mid;
-      else lo = mid + 1;
-    }
-    const Time shadow = runs[lo].end;
+    // The smallest index whose end releases enough. Each question is a
+    // WILL_RUN probe (in slurmctld a walk of the job list and a copy of the
+    // node usage), so the search starts where the CPU counts say the head
+    // could first fit: usually right, and then two probes instead of
+    // log2(running jobs).
+    const std::size_t hint = first_of_end(runs, std::max(cpu_bound(cand, avail, runs),
+                                                         node_bound(cand, avail, runs)));
+    const std::size_t i = first_fitting(runs.size(), hint, [&](std::size_t k) {
+      return c_.fits_after(h, cand, avail, runs, runs[k].end, nullptr);
+    });
+    if (i == runs.size()) return kNever;
+    const Time shadow = runs[i].end;
     choose_nodes(h, cand, runs, shadow, chosen);
     return shadow;
   }
@@ -344,16 +391,89 @@ class NodeAdapter {
       for (std::size_t j = 0; j < k && j < others.size(); ++j) Cluster::set(cand_nodes, others[j]);
       return cand_nodes;
     };
-    // The smallest k such that the released nodes and the first k others
-    // suffice (k = all of them is the shadow probe itself).
-    std::size_t lo = 1, hi = others.size();
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (c_.fits_after(h, cand, with_others(mid), runs, shadow, nullptr)) hi = mid;
-      else lo = mid + 1;
+    // The smallest k >= 1 such that the released nodes and the first k
+    // others suffice (k = all of them is the shadow probe itself), from
+    // where the CPU counts at the shadow say. Every probe that fits writes
+    // *chosen; the last one to fit is the answer's (first_fitting).
+    std::size_t hint = 0;  // k others needed by the counts
+    if (cand.cpus > 0) {
+      std::int64_t free = idle_on(released);
+      for (const Run& run : runs) {
+        if (run.end > shadow) break;
+        free += run.cpus;
+      }
+      for (; hint < others.size() && free < cand.cpus; ++hint) free += idle_at(others[hint]);
     }
-    if (others.empty() || !c_.fits_after(h, cand, with_others(lo), runs, shadow, chosen))
-      c_.fits_after(h, cand, avail, runs, shadow, chosen);
+    if (cand.whole_nodes > 0) {  // others with idle CPUs (a whole node needs them all)
+      std::int64_t nodes = Cluster::count(released);
+      std::size_t k = 0;
+      for (; k < others.size() && nodes < cand.whole_nodes; ++k) nodes += idle_at(others[k]) > 0;
+      hint = std::max(hint, k);
+    }
+    if (hint > 0) --hint;  // the index of the k-th
+    const std::size_t i = first_fitting(others.size(), hint, [&](std::size_t k) {
+      return c_.fits_after(h, cand, with_others(k + 1), runs, shadow, chosen);
+    });
+    if (i == others.size()) c_.fits_after(h, cand, avail, runs, shadow, chosen);
+  }
+
+  std::int64_t idle_at(int i) const {
+    return i >= 0 && std::size_t(i) < plan_.idle.size() ? plan_.idle[std::size_t(i)] : 0;
+  }
+  // Idle CPUs now of the nodes in `on`.
+  std::int64_t idle_on(const Nodes& on) const {
+    std::int64_t free = 0;
+    const int n = std::min<int>(Cluster::size(on), int(plan_.idle.size()));
+    for (int i = 0; i < n; i++)
+      if (Cluster::test(on, i)) free += plan_.idle[std::size_t(i)];
+    return free;
+  }
+
+  // The first index of runs (by planned end) at which the idle CPUs of
+  // `on` plus the CPUs of the jobs ended so far reach the head's CPU count:
+  // it cannot fit earlier (a job's CPUs outside `on` are counted too, which
+  // only makes the bound earlier). runs.size() if never; 0 if unknown.
+  std::size_t cpu_bound(const Candidate& cand, const Nodes& on, const std::vector<Run>& runs) const {
+    if (cand.cpus <= 0) return 0;
+    std::int64_t free = idle_on(on);
+    std::size_t k = 0;
+    for (; k < runs.size(); ++k) {
+      free += runs[k].cpus;
+      if (free >= cand.cpus) break;
+    }
+    return k;
+  }
+
+  // A whole-node head: the first index at which enough nodes of `on` are
+  // entirely free, each from the planned end of the last job on it (nodes
+  // no job runs on count as free now). 0 if not a whole-node job.
+  std::size_t node_bound(const Candidate& cand, const Nodes& on, const std::vector<Run>& runs) const {
+    if (cand.whole_nodes <= 0 || runs.empty()) return 0;
+    std::vector<std::int64_t> freed(runs.size(), 0);
+    Nodes seen = c_.none();  // nodes of the jobs ending later
+    for (std::size_t k = runs.size(); k-- > 0;) {
+      Nodes mine = c_.none();
+      c_.add_nodes_of(runs[k].id, &mine);
+      Cluster::and_(mine, on);
+      Cluster::and_not(mine, seen);  // its last job: this one
+      freed[k] = Cluster::count(mine);
+      c_.add_nodes_of(runs[k].id, &seen);
+    }
+    Nodes idle_now = Cluster::copy(on);
+    Cluster::and_not(idle_now, seen);
+    std::int64_t free = Cluster::count(idle_now);
+    std::size_t k = 0;
+    for (; k < runs.size(); ++k) {
+      free += freed[k];
+      if (free >= cand.whole_nodes) break;
+    }
+    return k;
+  }
+
+  // A probe at an end releases every job ending then: the first of them.
+  static std::size_t first_of_end(const std::vector<Run>& runs, std::size_t k) {
+    while (k > 0 && k < runs.size() && runs[k - 1].end == runs[k].end) --k;
+    return k;
   }
 
   // Idle CPUs of the partition's usable nodes, and of those outside R.

@@ -135,6 +135,7 @@ struct CycleStats {
   std::uint32_t projected = 0;         ///< projected starts published (easypp_publish_starts)
   std::int64_t projection_usec = 0;    ///< their cost
   std::uint32_t registering = 0;       ///< nodes not registered yet (a retry in 1 s)
+  std::uint32_t probes = 0;            ///< WILL_RUN probes (heads' shadow times and nodes)
   std::int64_t locked_usec = 0;        ///< slurmctld's locks held (yield sleeps excluded)
   std::int64_t late_usec = -1;         ///< correction cycles: woke this late after the expiry
   bool interrupted = false;            ///< ended early (budget or state change)

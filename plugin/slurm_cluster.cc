@@ -285,6 +285,10 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   if (get_node_cnts(job, qos_flags, p.part, &c->min_nodes, &c->req_nodes, &c->max_nodes) !=
       SLURM_SUCCESS)
     return false;
+  c->cpus = std::int64_t(job->details->min_cpus);
+  const bool whole = (job->details->whole_node & WHOLE_NODE_REQUIRED) || p.part->max_share == 0 ||
+                     (p.part->max_cpu_cnt > 0 && job->details->pn_min_cpus >= p.part->max_cpu_cnt);
+  c->whole_nodes = whole ? std::int64_t(std::max<std::uint32_t>(c->min_nodes, 1)) : 0;
   time_t start_res = env_.now;
   bool overlap = false;
   if (job_test_resv(job, &start_res, true, c->avail.out(), c->exc_core.out(), &overlap, false) !=
@@ -308,6 +312,7 @@ int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, 
                            time_t* start, Bitmap* selected) {
   Bitmap bm = Bitmap::copy_of(on);
   job_details_t* d = job->details;
+  if (!now_only) ++env_.probes;
   d->features_use = d->features;
   d->feature_list_use = d->feature_list;
   if (d->feature_list_use != nullptr && job_req_node_filter(job, bm.get(), true) != SLURM_SUCCESS)
@@ -339,7 +344,7 @@ std::vector<Run> SlurmCluster::runs_on(const Bitmap& on) const {
   while ((r = static_cast<job_record_t*>(list_next(it)))) {
     if (!is_active(r) || r->node_bitmap == nullptr || r->end_time == 0) continue;
     if (!bit_overlap_any(r->node_bitmap, on.get())) continue;
-    runs.push_back(Run{planned_end(env_.book, r), r->job_id});
+    runs.push_back(Run{planned_end(env_.book, r), r->job_id, std::int64_t(r->total_cpus)});
   }
   list_iterator_destroy(it);
   std::sort(runs.begin(), runs.end(),

@@ -121,6 +121,7 @@ struct CycleEnv {
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
   std::uint32_t het_components = 0;   ///< components of het_started (sdiag)
   std::uint32_t yields = 0;
+  std::uint32_t probes = 0;     ///< WILL_RUN probes (the heads' shadow times and nodes)
   std::int64_t slept_usec = 0;  ///< with the locks yielded (not the cycle's own time)
   std::uint32_t depth = 0;      ///< jobs the passes looked at (sdiag's depth)
   bool interrupted = false;  ///< budget spent or state changed during a yield
@@ -179,6 +180,11 @@ class SlurmCluster {
     Bitmap avail;     ///< usable nodes for this job now (before reservations)
     ResvExc exc_core;  ///< cores (and GRES) reserved by advanced reservations
     std::uint32_t min_nodes = 0, req_nodes = 0, max_nodes = 0;
+    std::int64_t cpus = 0;  ///< the fewest CPUs it can start with (details->min_cpus)
+    /// Whole nodes only (--exclusive, OverSubscribe=EXCLUSIVE, or as many
+    /// CPUs per node as the partition's largest node has): the fewest
+    /// nodes it needs, each entirely free. 0: not a whole-node job.
+    std::int64_t whole_nodes = 0;
   };
 
   explicit SlurmCluster(CycleEnv& env) : env_(env) {}
@@ -191,6 +197,7 @@ class SlurmCluster {
   static void and_not(Bitmap& a, const Bitmap& b) { bit_and_not(a.get(), b.get()); }
   static void and_(Bitmap& a, const Bitmap& b) { bit_and(a.get(), b.get()); }
   static int size(const Bitmap& b) { return b ? int(bit_size(b.get())) : 0; }
+  static int count(const Bitmap& b) { return b ? int(bit_set_count(b.get())) : 0; }
   Bitmap none() const { return Bitmap(bit_alloc(std::max(node_record_count, 1))); }
 
   // the cluster

@@ -46,6 +46,8 @@ class FakeCluster {
   };
   struct Candidate {
     Nodes avail;
+    std::int64_t cpus = 0;
+    std::int64_t whole_nodes = 0;
   };
 
   FakeCluster(int nodes, PredictionBook& book) : owner_(std::size_t(nodes), 0), book_(book) {}
@@ -75,6 +77,7 @@ class FakeCluster {
     for (std::size_t i = 0; i < a.bits.size(); ++i) a.bits[i] = a.bits[i] && b.bits[i];
   }
   static int size(const Nodes& n) { return int(n.bits.size()); }
+  static int count(const Nodes& n) { return int(std::count(n.bits.begin(), n.bits.end(), true)); }
   Nodes none() const { return Nodes{std::vector<bool>(owner_.size(), false)}; }
 
   // the cluster
@@ -90,6 +93,8 @@ class FakeCluster {
   bool prepare(JobHandle h, const Partition&, Candidate* c) {
     if (!pending(h)) return false;
     c->avail = all();
+    c->cpus = std::max<std::int64_t>(0, size_.at(h) + cpus_error);
+    c->whole_nodes = whole_nodes ? size_.at(h) : 0;  // one-CPU nodes: its size
     return true;
   }
   bool fits_now(JobHandle h, Candidate&, const Nodes& on, Nodes* selected) {
@@ -103,7 +108,7 @@ class FakeCluster {
       if (p == nullptr || !p->running) continue;
       bool overlap = false;
       for (std::size_t i = 0; i < owner_.size(); ++i) overlap |= owner_[i] == h + 1 && on.bits[i];
-      if (overlap) runs.push_back(Run{p->planned_end(), h});
+      if (overlap) runs.push_back(Run{p->planned_end(), h, std::int64_t(size)});
     }
     std::sort(runs.begin(), runs.end(),
               [](const Run& a, const Run& b) { return a.end != b.end ? a.end < b.end : a.id < b.id; });
@@ -115,6 +120,7 @@ class FakeCluster {
   }
   bool fits_after(JobHandle h, Candidate&, const Nodes& on, const std::vector<Run>& runs, Time t,
                   Nodes* selected) {
+    ++probes;
     std::set<JobHandle> released;
     for (const Run& r : runs)
       if (r.end <= t) released.insert(r.id);
@@ -152,6 +158,9 @@ class FakeCluster {
     published[head] = shadow;
   }
   int tests = 0;
+  int probes = 0;      ///< fits_after() questions (WILL_RUN probes in slurmctld)
+  int cpus_error = 0;  ///< added to a candidate's CPU count (a wrong hint)
+  bool whole_nodes = false;  ///< candidates need whole nodes (the node bound is used)
 
  private:
   Nodes all() const { return Nodes{std::vector<bool>(owner_.size(), true)}; }
@@ -409,6 +418,12 @@ void random_pass(std::uint32_t seed) {
 
 }  // namespace
 
+static std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
+  return s;
+}
+
 class AdapterConformanceTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(AdapterConformanceTest);
   CPPUNIT_TEST(testStartNow);
@@ -420,6 +435,8 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRandomPassesAgree);
   CPPUNIT_TEST(testFairnessCapsLetOthersThrough);
   CPPUNIT_TEST(testSelectiveFromPluginSettings);
+  CPPUNIT_TEST(testFirstFitting);
+  CPPUNIT_TEST(testShadowProbesFromCpuCounts);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -592,6 +609,67 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
 
   void testRandomPassesAgree() {
     for (std::uint32_t seed = 1; seed <= 400; ++seed) random_pass(seed);
+  }
+
+  // first_fitting() against every threshold and every hint: always the
+  // first fitting index; two questions when the hint is right; never more
+  // than 2 log2(n) + 3.
+  void testFirstFitting() {
+    for (std::size_t n = 0; n <= 40; ++n) {
+      for (std::size_t t = 0; t <= n; ++t) {  // t == n: nothing fits
+        for (std::size_t hint = 0; hint <= n + 2; ++hint) {
+          int asked = 0;
+          const std::size_t got = first_fitting(n, hint, [&](std::size_t k) {
+            CPPUNIT_ASSERT(k < n);
+            ++asked;
+            return k >= t;
+          });
+          const std::string msg = "n=" + std::to_string(n) + " t=" + std::to_string(t) +
+                                  " hint=" + std::to_string(hint);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, t, got);
+          if (hint == t && t < n) CPPUNIT_ASSERT_MESSAGE(msg, asked <= 2);
+          int log2n = 0;
+          while ((std::size_t(1) << log2n) < n) ++log2n;
+          CPPUNIT_ASSERT_MESSAGE(msg + " asked " + std::to_string(asked), asked <= 2 * log2n + 3);
+        }
+      }
+    }
+  }
+
+  // The head's shadow from the CPU counts: 64 one-node jobs ending one
+  // after the other, a head of 10 nodes with 2 free: the shadow is the 8th
+  // end, found with two probes; then its nodes: the 8 released nodes (one
+  // probe: not enough) and the first others that make it fit (two probes).
+  // A wrong CPU count (too high or too low) still gives the same shadow
+  // and the same nodes, with more probes.
+  void testShadowProbesFromCpuCounts() {
+    std::vector<JobSpec> jobs;
+    for (JobHandle h = 1; h <= 64; ++h) jobs.push_back({h, 1, Time(10 * h), Time(10 * h), 0});
+    jobs.push_back({100, 10, 50, 50});
+    for (int error : {0, 5, -5, 40, -10}) {
+     for (bool whole : {false, true}) {
+      NodeWorld w(66, jobs, 0);
+      w.cluster().cpus_error = error;
+      w.cluster().whole_nodes = whole;
+      CPPUNIT_ASSERT_EQUAL(Time(80), w.adapter().reserve(100, 50, true));
+      const int probes = w.cluster().probes;
+      // Right: the CPU count, or (too low) the whole-node count.
+      if (error == 0 || (whole && error < 0)) CPPUNIT_ASSERT_EQUAL(5, probes);
+      CPPUNIT_ASSERT_MESSAGE("probes " + std::to_string(probes), probes <= 2 * (2 * 6 + 3) + 2);
+      // R: the 8 released nodes (0-7) and the two free ones (64, 65).
+      const auto* r = w.adapter().reservation();
+      CPPUNIT_ASSERT(r != nullptr);
+      std::vector<int> held;
+      for (std::size_t i = 0; i < r->nodes.bits.size(); ++i)
+        if (r->nodes.bits[i]) held.push_back(int(i));
+      CPPUNIT_ASSERT_EQUAL(std::string("0 1 2 3 4 5 6 7 64 65"), join(held));
+     }
+    }
+    // Nothing ever frees enough: no shadow.
+    std::vector<JobSpec> wide = jobs;
+    wide.back().size = 70;
+    NodeWorld w(66, wide, 0);
+    CPPUNIT_ASSERT_EQUAL(kNever, w.adapter().reserve(100, 50, true));
   }
 };
 
