@@ -108,6 +108,13 @@ struct State {
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
   std::string last_status_error, last_state_error;
+  // The status file lists every job: at tens of thousands of jobs a write
+  // costs hundreds of milliseconds of the agent's time. A write that took
+  // at least kStatusSlowUsec defers the next one until kStatusShare times
+  // its cost has gone by (steady clock, us); cheaper writes (a few thousand
+  // jobs) never defer: the file is rewritten after every cycle.
+  std::int64_t status_not_before = 0;
+  std::int64_t status_usec = -1;  // the last cycle's write (-1: deferred)
   bool state_blocked = false;  // the state file could not be read at start: never replace it
 };
 
@@ -680,7 +687,11 @@ void collect_status(const CycleEnv& env, Status* status) {
 
 // --- after unlocking -----------------------------------------------------------------
 
-void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status* status) {
+constexpr std::int64_t kStatusShare = 20;  // a slow status file: at most 5% of the agent's time
+constexpr std::int64_t kStatusSlowUsec = 50000;
+
+void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status* status,
+                 bool with_status) {
   Totals& tot = s.totals;
   ++tot.cycles;
   tot.tested += st.tested;
@@ -693,6 +704,9 @@ void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status
 
   status->history = s.book.predictor().snapshot();
   save_history(s, cfg, &status->history);
+  s.status_usec = -1;
+  if (!with_status) return;
+  const std::int64_t t0 = steady_usec();
   status->version = EASYPP_VERSION;
   status->slurm_version = SLURM_VERSION_STRING;
   status->written = time(nullptr);
@@ -708,6 +722,8 @@ void write_files(State& s, const PluginConfig& cfg, const CycleStats& st, Status
   } else {
     s.last_status_error.clear();
   }
+  s.status_usec = steady_usec() - t0;
+  s.status_not_before = s.status_usec >= kStatusSlowUsec ? t0 + kStatusShare * s.status_usec : 0;
 }
 
 // The next wake-up: the periodic cycle, the next correction (which may be
@@ -734,7 +750,8 @@ void schedule_next(State& s, const PluginConfig& cfg, Time retry_at) {
 
 // Phases 1-5 under the locks; the statistics of the cycle in *st, the status
 // snapshot in *status. Returns when to retry (0: no retry needed).
-Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status) {
+Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status,
+                   bool with_status) {
   CycleLocks locks(s.ledger);
   const DiagActive diag;  // sdiag: a cycle is running
   const std::int64_t locked = steady_usec();
@@ -780,7 +797,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   publish_planned(s, env, finished);
   publish_projected(s, env, finished);
   log_map(env);
-  collect_status(env, status);
+  if (with_status) collect_status(env, status);  // every job: only when it is written
   st->locked_usec = steady_usec() - locked - env.slept_usec;
   diag_cycle_end(env, st->pending, st->reservations, st->locked_usec);
   swap.restore();
@@ -799,20 +816,23 @@ void run_cycle(State& s, const std::string& trigger, std::int64_t late_usec) {
   st.late_usec = late_usec;
   Status status;
   PluginConfig cfg;
-  const Time retry_at = locked_phases(s, t0, &cfg, &st, &status);
+  const bool with_status = t0 >= s.status_not_before;
+  const Time retry_at = locked_phases(s, t0, &cfg, &st, &status, with_status);
   st.seconds = double(steady_usec() - t0) / 1e6;
-  write_files(s, cfg, st, &status);
+  write_files(s, cfg, st, &status, with_status);
   schedule_next(s, cfg, retry_at);
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
            "capped=%u projected=%u(%ldus) registering=%u yields=%u probes=%u locked=%ldus "
-           "late=%ldus time=%ldus%s",
+           "late=%ldus time=%ldus status=%s%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
            st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
            long(st.projection_usec), st.registering, st.yields, st.probes, long(st.locked_usec),
-           long(st.late_usec), long(st.seconds * 1e6), st.interrupted ? " (interrupted)" : "");
+           long(st.late_usec), long(st.seconds * 1e6),
+           s.status_usec < 0 ? "deferred" : (std::to_string(s.status_usec) + "us").c_str(),
+           st.interrupted ? " (interrupted)" : "");
 }
 
 }  // namespace
