@@ -34,8 +34,11 @@
 //             Partition, Candidate (one job's test in one partition; has
 //             members `Nodes avail`: its usable nodes now,
 //             `std::int64_t cpus`: the fewest CPUs it can start with, 0 if
-//             unknown, and `std::int64_t whole_nodes`: the fewest nodes it
-//             needs entirely free, 0 if it is not a whole-node job)
+//             unknown, `std::int64_t whole_nodes`: the fewest nodes it
+//             needs entirely free, 0 if it is not a whole-node job,
+//             `min_nodes`: the fewest nodes it runs on, and `std::int64_t
+//             node_cpus`: the fewest idle CPUs a node must have to be one of
+//             them, 0 if unknown or if CPUs may be oversubscribed)
 //   nodes     static bool any(const Nodes&); static bool test(const Nodes&, int);
 //             static void set(Nodes&, int); static Nodes copy(const Nodes&);
 //             static void and_not(Nodes&, const Nodes&); static void and_(Nodes&, const Nodes&);
@@ -284,6 +287,7 @@ class NodeAdapter {
       Candidate cand;
       if (!c_.prepare(h, part_, &cand)) break;
       exclude(cand.avail, h, end_bound, include_own);
+      if (!could_fit_now(cand, cand.avail)) break;  // not worth the backend's test
       const Started s = c_.start(h, cand, cand.avail, note);
       if (s.status == Started::kCompleting) plan_.retry_soon = true;
       if (s.status != Started::kStarted) break;
@@ -294,6 +298,30 @@ class NodeAdapter {
       if (!s.more) break;
     }
     return any && !c_.still_pending(h);
+  }
+
+  // Could the idle CPUs of `on` hold the job at all: enough nodes with the
+  // job's per-node minimum idle, and enough idle CPUs on them? Asked before
+  // the backend's test (in slurmctld a cons_tres test allocates per-node
+  // core maps for every node offered: milliseconds at thousands of nodes),
+  // so candidates that cannot fit (a fragmented machine) cost no test.
+  // Only when the backend gives the per-node minimum (node_cpus > 0: CPUs
+  // are not oversubscribed); idle CPUs are never undercounted (completing
+  // jobs' CPUs count as idle), so "no" is exact and "maybe" is asked.
+  bool could_fit_now(const Candidate& cand, const Nodes& on) const {
+    if (cand.node_cpus <= 0) return true;
+    std::int64_t nodes = 0, cpus = 0;
+    const std::int64_t want_nodes = std::max<std::int64_t>(cand.min_nodes, 1);
+    const int n = std::min<int>(Cluster::size(on), int(plan_.idle.size()));
+    for (int i = 0; i < n; i++) {
+      if (!Cluster::test(on, i)) continue;
+      const std::int64_t idle = plan_.idle[std::size_t(i)];
+      if (idle < cand.node_cpus) continue;
+      ++nodes;
+      cpus += idle;
+      if (nodes >= want_nodes && cpus >= cand.cpus) return true;
+    }
+    return false;
   }
 
   // The head's shadow time and its nodes R (see the file comment); kNever

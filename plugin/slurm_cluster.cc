@@ -289,6 +289,8 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   const bool whole = (job->details->whole_node & WHOLE_NODE_REQUIRED) || p.part->max_share == 0 ||
                      (p.part->max_cpu_cnt > 0 && job->details->pn_min_cpus >= p.part->max_cpu_cnt);
   c->whole_nodes = whole ? std::int64_t(std::max<std::uint32_t>(c->min_nodes, 1)) : 0;
+  const bool oversubscribed = (p.part->max_share & ~SHARED_FORCE) > 1;
+  c->node_cpus = oversubscribed ? 0 : std::int64_t(std::max<std::uint32_t>(job->details->pn_min_cpus, 1));
   time_t start_res = env_.now;
   bool overlap = false;
   if (job_test_resv(job, &start_res, true, c->avail.out(), c->exc_core.out(), &overlap, false) !=

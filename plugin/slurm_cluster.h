@@ -185,6 +185,10 @@ class SlurmCluster {
     /// CPUs per node as the partition's largest node has): the fewest
     /// nodes it needs, each entirely free. 0: not a whole-node job.
     std::int64_t whole_nodes = 0;
+    /// The fewest idle CPUs a node must have to be used (details->pn_min_cpus,
+    /// at least 1); 0 in partitions that oversubscribe CPUs (idle counts
+    /// then say nothing).
+    std::int64_t node_cpus = 0;
   };
 
   explicit SlurmCluster(CycleEnv& env) : env_(env) {}

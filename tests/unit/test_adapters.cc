@@ -48,6 +48,8 @@ class FakeCluster {
     Nodes avail;
     std::int64_t cpus = 0;
     std::int64_t whole_nodes = 0;
+    std::int64_t min_nodes = 0;
+    std::int64_t node_cpus = 0;
   };
 
   FakeCluster(int nodes, PredictionBook& book) : owner_(std::size_t(nodes), 0), book_(book) {}
@@ -95,6 +97,8 @@ class FakeCluster {
     c->avail = all();
     c->cpus = std::max<std::int64_t>(0, size_.at(h) + cpus_error);
     c->whole_nodes = whole_nodes ? size_.at(h) : 0;  // one-CPU nodes: its size
+    c->min_nodes = size_.at(h);
+    c->node_cpus = prefilter ? 1 : 0;
     return true;
   }
   bool fits_now(JobHandle h, Candidate&, const Nodes& on, Nodes* selected) {
@@ -129,6 +133,7 @@ class FakeCluster {
 
   // starting
   Started start(JobHandle h, Candidate&, const Nodes& avail, const StartNote&) {
+    ++start_tests;
     Started s;
     Nodes n = none();
     if (!pending(h) || !fits(h, avail, {}, &n)) return s;
@@ -161,6 +166,8 @@ class FakeCluster {
   int probes = 0;      ///< fits_after() questions (WILL_RUN probes in slurmctld)
   int cpus_error = 0;  ///< added to a candidate's CPU count (a wrong hint)
   bool whole_nodes = false;  ///< candidates need whole nodes (the node bound is used)
+  bool prefilter = true;     ///< give node_cpus (could_fit_now() answers "no" itself)
+  int start_tests = 0;       ///< start() calls (the backend's test)
 
  private:
   Nodes all() const { return Nodes{std::vector<bool>(owner_.size(), true)}; }
@@ -362,6 +369,8 @@ void contract_expired_and_never() {
 
 // A random state and a whole pass through each adapter: the same decisions,
 // and nothing started may hold processors the head needs before its shadow.
+int g_prefiltered = 0;  // backend tests the prefilter saved over the random passes
+
 void random_pass(std::uint32_t seed) {
   std::mt19937 rng(seed);
   const int procs = 4 + int(rng() % 29);
@@ -393,12 +402,19 @@ void random_pass(std::uint32_t seed) {
   };
   ProcWorld pw(procs, jobs, now);
   NodeWorld nw(procs, jobs, now);
-  const PassResult a = run(pw), b = run(nw);
+  NodeWorld every_test(procs, jobs, now);  // no prefilter: every candidate tested by the backend
+  every_test.cluster().prefilter = false;
+  const PassResult a = run(pw), b = run(nw), c = run(every_test);
   const std::string msg = "seed " + std::to_string(seed);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, a.shadow, b.shadow);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, a.started_in_order, b.started_in_order);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, a.started_backfill, b.started_backfill);
   CPPUNIT_ASSERT_MESSAGE(msg, pw.started == nw.started());
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, b.shadow, c.shadow);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, b.tested, c.tested);
+  CPPUNIT_ASSERT_MESSAGE(msg, nw.started() == every_test.started());
+  CPPUNIT_ASSERT_MESSAGE(msg, nw.cluster().start_tests <= every_test.cluster().start_tests);
+  g_prefiltered += every_test.cluster().start_tests - nw.cluster().start_tests;
   if (!a.head_reserved || a.shadow >= kNever) return;
   // The head's size fits at max(shadow, now) with every started job held
   // until its end bound (its prediction here) and every running job until
@@ -608,7 +624,9 @@ class AdapterConformanceTest : public CppUnit::TestFixture {
   }
 
   void testRandomPassesAgree() {
+    g_prefiltered = 0;
     for (std::uint32_t seed = 1; seed <= 400; ++seed) random_pass(seed);
+    CPPUNIT_ASSERT(g_prefiltered > 100);  // the prefilter did answer "no" itself, often
   }
 
   // first_fitting() against every threshold and every hint: always the
