@@ -194,7 +194,9 @@ void SlurmCluster::idle_cpus(std::vector<std::int64_t>* idle) const {
   for (int i = 0; (node = next_node(&i)); i++) (*idle)[std::size_t(i)] = node->cpus;
   list_itr_t* it = list_iterator_create(job_list);
   job_record_t* job;
+  env_.suspended = false;
   while ((job = static_cast<job_record_t*>(list_next(it)))) {
+    if (IS_JOB_SUSPENDED(job)) env_.suspended = true;
     if (is_active(job)) account_start(job->job_id, idle);
   }
   list_iterator_destroy(it);
@@ -289,8 +291,12 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   const bool whole = (job->details->whole_node & WHOLE_NODE_REQUIRED) || p.part->max_share == 0 ||
                      (p.part->max_cpu_cnt > 0 && job->details->pn_min_cpus >= p.part->max_cpu_cnt);
   c->whole_nodes = whole ? std::int64_t(std::max<std::uint32_t>(c->min_nodes, 1)) : 0;
+  // Idle counts are exact only when no two jobs share a CPU and no job is
+  // suspended (scontrol suspend gives a job's cores back to cons_tres).
   const bool oversubscribed = (p.part->max_share & ~SHARED_FORCE) > 1;
-  c->node_cpus = oversubscribed ? 0 : std::int64_t(std::max<std::uint32_t>(job->details->pn_min_cpus, 1));
+  c->node_cpus = oversubscribed || env_.suspended
+                     ? 0
+                     : std::int64_t(std::max<std::uint32_t>(job->details->pn_min_cpus, 1));
   time_t start_res = env_.now;
   bool overlap = false;
   if (job_test_resv(job, &start_res, true, c->avail.out(), c->exc_core.out(), &overlap, false) !=

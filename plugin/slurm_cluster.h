@@ -122,6 +122,7 @@ struct CycleEnv {
   std::uint32_t het_components = 0;   ///< components of het_started (sdiag)
   std::uint32_t yields = 0;
   std::uint32_t probes = 0;     ///< WILL_RUN probes (the heads' shadow times and nodes)
+  bool suspended = false;       ///< a job is suspended (idle_cpus(): idle counts not exact)
   std::int64_t slept_usec = 0;  ///< with the locks yielded (not the cycle's own time)
   std::uint32_t depth = 0;      ///< jobs the passes looked at (sdiag's depth)
   bool interrupted = false;  ///< budget spent or state changed during a yield
@@ -186,8 +187,8 @@ class SlurmCluster {
     /// nodes it needs, each entirely free. 0: not a whole-node job.
     std::int64_t whole_nodes = 0;
     /// The fewest idle CPUs a node must have to be used (details->pn_min_cpus,
-    /// at least 1); 0 in partitions that oversubscribe CPUs (idle counts
-    /// then say nothing).
+    /// at least 1); 0 in partitions that oversubscribe CPUs or while a job
+    /// is suspended (idle counts then say nothing).
     std::int64_t node_cpus = 0;
   };
 
