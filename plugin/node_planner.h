@@ -18,7 +18,8 @@
 //    by a search over the running jobs' planned ends (each probe one
 //    backend question) that starts where the CPU counts say the head could
 //    first fit (first_fitting(): two probes when that is right, as it is
-//    unless node shapes get in the way). The reserved nodes R prefer the nodes those jobs
+//    unless node shapes get in the way; the answer is the binary search's
+//    whenever fitting is monotone in T, as both assume). The reserved nodes R prefer the nodes those jobs
 //    release over nodes free now, so "free now and not in R" is the paper's
 //    extra processors when nodes are identical.
 //  - fairness caps (easypp_max_job_user, _part, _assoc, _user_part, like
@@ -305,9 +306,11 @@ class NodeAdapter {
   // the backend's test (in slurmctld a cons_tres test allocates per-node
   // core maps for every node offered: milliseconds at thousands of nodes),
   // so candidates that cannot fit (a fragmented machine) cost no test.
-  // Only when the backend gives the per-node minimum (node_cpus > 0: CPUs
-  // are not oversubscribed); idle CPUs are never undercounted (completing
-  // jobs' CPUs count as idle), so "no" is exact and "maybe" is asked.
+  // Only when the backend gives the per-node minimum (node_cpus > 0: it
+  // says the idle counts bound what the job can get: no shared CPUs, no
+  // gang scheduling or preemption of lower tiers, nothing suspended; and
+  // completing jobs' CPUs count as idle), so "no" is exact and "maybe" is
+  // asked.
   bool could_fit_now(const Candidate& cand, const Nodes& on) const {
     if (cand.node_cpus <= 0) return true;
     std::int64_t nodes = 0, cpus = 0;

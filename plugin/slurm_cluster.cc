@@ -291,12 +291,9 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   const bool whole = (job->details->whole_node & WHOLE_NODE_REQUIRED) || p.part->max_share == 0 ||
                      (p.part->max_cpu_cnt > 0 && job->details->pn_min_cpus >= p.part->max_cpu_cnt);
   c->whole_nodes = whole ? std::int64_t(std::max<std::uint32_t>(c->min_nodes, 1)) : 0;
-  // Idle counts are exact only when no two jobs share a CPU and no job is
-  // suspended (scontrol suspend gives a job's cores back to cons_tres).
-  const bool oversubscribed = (p.part->max_share & ~SHARED_FORCE) > 1;
-  c->node_cpus = oversubscribed || env_.suspended
-                     ? 0
-                     : std::int64_t(std::max<std::uint32_t>(job->details->pn_min_cpus, 1));
+  c->node_cpus = idle_is_exact(p.part)
+                     ? std::int64_t(std::max<std::uint32_t>(job->details->pn_min_cpus, 1))
+                     : 0;
   time_t start_res = env_.now;
   bool overlap = false;
   if (job_test_resv(job, &start_res, true, c->avail.out(), c->exc_core.out(), &overlap, false) !=
@@ -314,6 +311,34 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
       !bit_super_set(job->details->req_node_bitmap, c->avail.get()))
     return false;
   return bit_set_count(c->avail.get()) >= int(std::max<std::uint32_t>(c->min_nodes, 1));
+}
+
+// Do the cycle's idle CPU counts bound what cons_tres can give a job of
+// partition p (the prefilter's "no" exact)? Not when CPUs may be shared:
+// OverSubscribe=YES or FORCE; gang scheduling; a suspended job (scontrol
+// suspend gives its cores back); or a partition of a lower PriorityTier on
+// some of p's nodes (cons_tres lets a higher tier's job have the cores of a
+// lower tier's jobs, suspending or preempting them).
+bool SlurmCluster::idle_is_exact(const part_record_t* p) {
+  auto known = idle_exact_.find(p);
+  if (known != idle_exact_.end()) return known->second;
+  bool exact = p != nullptr && !env_.suspended &&
+               !(slurm_conf.preempt_mode & PREEMPT_MODE_GANG) && !(p->max_share & SHARED_FORCE) &&
+               (p->max_share & ~SHARED_FORCE) <= 1 && p->node_bitmap != nullptr;
+  if (exact) {
+    list_itr_t* it = list_iterator_create(part_list);
+    part_record_t* q;
+    while ((q = static_cast<part_record_t*>(list_next(it)))) {
+      if (q != p && q->priority_tier < p->priority_tier && q->node_bitmap != nullptr &&
+          bit_overlap_any(q->node_bitmap, p->node_bitmap)) {
+        exact = false;
+        break;
+      }
+    }
+    list_iterator_destroy(it);
+  }
+  idle_exact_[p] = exact;
+  return exact;
 }
 
 int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, bool now_only,

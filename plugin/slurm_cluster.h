@@ -187,8 +187,8 @@ class SlurmCluster {
     /// nodes it needs, each entirely free. 0: not a whole-node job.
     std::int64_t whole_nodes = 0;
     /// The fewest idle CPUs a node must have to be used (details->pn_min_cpus,
-    /// at least 1); 0 in partitions that oversubscribe CPUs or while a job
-    /// is suspended (idle counts then say nothing).
+    /// at least 1); 0 where the idle counts do not bound what cons_tres can
+    /// give (idle_is_exact()).
     std::int64_t node_cpus = 0;
   };
 
@@ -251,8 +251,11 @@ class SlurmCluster {
   const SlurmPartition* partition() const { return part_; }
 
  private:
+  bool idle_is_exact(const part_record_t* p);
+
   CycleEnv& env_;
   const SlurmPartition* part_ = nullptr;
+  std::map<const part_record_t*, bool> idle_exact_;  // by partition, this cycle
 };
 
 using SlurmAdapter = NodeAdapter<SlurmCluster>;
