@@ -455,8 +455,11 @@ std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
   const std::uint32_t r = std::uint32_t(it - sj_.widths.begin());
   if (it != sj_.widths.end() && *it == width) return r;
   // A new width: the ranks above it move up (rare: a log has few widths).
+  sj_flush_all();  // the pending lists are per rank
   sj_.widths.insert(it, width);
   sj_.heaps.insert(sj_.heaps.begin() + r, std::vector<HeapItem>());
+  sj_.pending.list.resize(sj_.heaps.size());  // (all empty: flushed above)
+  sj_.pending.listed.resize(sj_.heaps.size(), 0);
   for (Slot s = 0; s < wrank_.size(); ++s)
     if (pool_[s].live && wrank_[s] >= r) ++wrank_[s];
   // Widths below 2^16 find their rank in a table.
@@ -482,8 +485,14 @@ void WaitQueue::sj_rebuild_tree() const {
 }
 
 void WaitQueue::sj_rebuild_heaps() const {
+  sj_.pending.discard();
   for (std::vector<HeapItem>& h : sj_.heaps) {
-    for (HeapItem& it : h) it.position = pool_[it.slot].position;
+    for (HeapItem& it : h) {
+      const Entry& e = pool_[it.slot];
+      it.position = e.position;
+      it.prediction = e.prediction;
+      it.gen = e.gen;
+    }
     std::make_heap(h.begin(), h.end(), heap_after);
     for (std::uint32_t i = 0; i < h.size(); ++i) hpos_[h[i].slot] = i;
   }
@@ -491,7 +500,60 @@ void WaitQueue::sj_rebuild_heaps() const {
   se_.dirty = true;  // its items hold positions
 }
 
-void WaitQueue::sj_fix(std::uint32_t rank) {
+template <class InHeap>
+void WaitQueue::refresh_heap(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Pending& p,
+                             std::size_t heap, InHeap in_h) const {
+  const std::vector<Slot>& list = p.list[heap];
+  std::vector<std::uint8_t>& flag = p.flag;
+  // (A listed slot may have left this heap and, reused, be pending in
+  // another: only the flagged slots still in this one count.)
+  auto here = [&](Slot s) { return flag[s] && in_h(s); };
+  std::size_t n = 0;
+  for (Slot s : list) n += here(s);
+  std::size_t depth = 1;
+  while ((std::size_t(1) << depth) <= h.size()) ++depth;
+  if (n * depth > 3 * h.size()) {  // many: one heapify (about 2 comparisons an item)
+    for (HeapItem& it : h) {
+      const Entry& e = pool_[it.slot];
+      it.prediction = e.prediction;
+      it.gen = e.gen;
+    }
+    std::make_heap(h.begin(), h.end(), heap_after);
+    for (std::uint32_t i = 0; i < h.size(); ++i) at[h[i].slot] = i;
+    for (Slot s : list)
+      if (here(s)) flag[s] = 0;
+  } else {
+    for (Slot s : list) {
+      if (!here(s)) continue;
+      flag[s] = 0;
+      const Entry& e = pool_[s];
+      heap_update(h, at, s, e.prediction, e.gen);
+    }
+  }
+  p.done(heap);
+}
+
+void WaitQueue::sj_flush_rank(std::uint32_t r) const {
+  refresh_heap(sj_.heaps[r], hpos_, sj_.pending, r, [&](Slot s) { return wrank_[s] == r; });
+  sj_fix(r);
+}
+
+void WaitQueue::sj_flush_upto(std::uint32_t last) const {
+  std::vector<std::uint32_t>& ranks = sj_.pending.heaps;
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] <= last) sj_flush_rank(ranks[i]);
+    else ranks[keep++] = ranks[i];
+  }
+  ranks.resize(keep);
+}
+
+void WaitQueue::sj_flush_all() const {
+  for (std::uint32_t r : sj_.pending.heaps) sj_flush_rank(r);
+  sj_.pending.heaps.clear();
+}
+
+void WaitQueue::sj_fix(std::uint32_t rank) const {
   std::uint32_t n = sj_.size + rank;
   const std::vector<HeapItem>& h = sj_.heaps[rank];
   sj_.best[n] = h.empty() ? kNone : h.front();
@@ -509,6 +571,8 @@ void WaitQueue::sj_push(Slot s) {
     wrank_.resize(pool_.size());
     hpos_.resize(pool_.size());
   }
+  if (sj_.pending.flag.size() <= s) sj_.pending.flag.resize(pool_.size());
+  sj_.pending.flag[s] = 0;  // pushed with its current value
   const std::uint32_t r = sj_rank(e.width);
   wrank_[s] = r;
   std::vector<HeapItem>& h = sj_.heaps[r];
@@ -518,8 +582,9 @@ void WaitQueue::sj_push(Slot s) {
 }
 
 // The heaps are kept by hand (each job's index in hpos_), so that a job
-// re-predicted moves in place and a job leaving is taken out: no stale
-// items (propagation re-predicts a user's whole queue at each finish).
+// re-predicted moves in place (at the next query of its rank) and a job
+// leaving is taken out: no stale items (propagation re-predicts a user's
+// whole queue at each finish).
 std::uint32_t WaitQueue::heap_up(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
                                  std::uint32_t i) {
   const HeapItem it = h[i];
@@ -581,13 +646,12 @@ bool WaitQueue::heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>
 
 void WaitQueue::sj_remove(Slot s) {
   const std::uint32_t r = wrank_[s];
+  sj_.pending.flag[s] = 0;  // (its heap, whose items all hold the values they were sifted with, stays valid)
   if (heap_remove(sj_.heaps[r], hpos_, s)) sj_fix(r);
 }
 
 void WaitQueue::sj_update(Slot s) {
-  const Entry& e = pool_[s];
-  const std::uint32_t r = wrank_[s];
-  if (heap_update(sj_.heaps[r], hpos_, s, e.prediction, e.gen)) sj_fix(r);
+  if (!sj_.pending.flag[s]) sj_.pending.mark(s, wrank_[s]);  // (else the flush reads its entry)
 }
 
 void WaitQueue::best_of_prefix(const HeapItem* tree, std::size_t leaves, std::size_t last,
@@ -622,7 +686,9 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   };
   const std::int64_t rf = last_rank(p.free);
   if (rf < 0) return kNoSlot;
+  if (!sj_.pending.heaps.empty()) sj_flush_upto(std::uint32_t(rf));
   const std::int64_t rg = last_rank(p.extra);
+  assert(rg <= rf);  // extra <= free: the ranks read below were flushed above
   if (!p.by_estimate) {
     const HeapItem a = sj_best_upto(std::uint32_t(rf));
     if (a.slot == kNoSlot) return kNoSlot;
@@ -699,6 +765,11 @@ void WaitQueue::se_build() const {
   se_.bucket.assign(buckets, std::vector<HeapItem>());
   se_.changed.assign(buckets, 0);
   se_.pending.clear();
+  // Built from the entries' current values: nothing pending.
+  se_.stale.list.assign(buckets, std::vector<Slot>());
+  se_.stale.listed.assign(buckets, 0);
+  se_.stale.heaps.clear();
+  se_.stale.flag.assign(pool_.size(), 0);
   if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
   for (Slot s = 0; s < pool_.size(); ++s) {
     const Entry& e = pool_[s];
@@ -744,6 +815,8 @@ void WaitQueue::se_push(Slot s) const {
   }
   const std::uint32_t k = se_class(e.estimate);
   se_.klass[s] = k;
+  if (se_.stale.flag.size() <= s) se_.stale.flag.resize(pool_.size());
+  se_.stale.flag[s] = 0;  // pushed with its current value
   const std::size_t b = std::size_t(wrank_[s]) * se_.classes + k;
   std::vector<HeapItem>& h = se_.bucket[b];
   h.push_back(HeapItem{e.prediction, e.position, s, e.gen});
@@ -753,17 +826,23 @@ void WaitQueue::se_push(Slot s) const {
 void WaitQueue::se_remove(Slot s) const {
   if (!se_.on || se_.dirty) return;
   const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
+  se_.stale.flag[s] = 0;
   if (heap_remove(se_.bucket[b], se_.bpos, s)) se_changed(b);
 }
 
 void WaitQueue::se_update(Slot s) const {
-  if (!se_.on || se_.dirty) return;
-  const Entry& e = pool_[s];
-  const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
-  if (heap_update(se_.bucket[b], se_.bpos, s, e.prediction, e.gen)) se_changed(b);
+  if (!se_.on || se_.dirty || se_.stale.flag[s]) return;
+  se_.stale.mark(s, std::size_t(wrank_[s]) * se_.classes + se_.klass[s]);
 }
 
 void WaitQueue::se_flush() const {
+  for (const std::uint32_t b : se_.stale.heaps) {
+    refresh_heap(se_.bucket[b], se_.bpos, se_.stale, b, [&](Slot s) {
+      return std::size_t(wrank_[s]) * se_.classes + se_.klass[s] == b;
+    });
+    se_changed(b);
+  }
+  se_.stale.heaps.clear();
   const std::size_t w2 = 2 * std::size_t(se_.cols);
   auto cell = [&](std::size_t row, std::size_t col) -> HeapItem& { return se_.cell[row * w2 + col]; };
   for (const std::uint32_t b : se_.pending) {

@@ -6,6 +6,7 @@
 // caller, pushed out of order, or renumbered.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct Scenario {
   bool given_positions;   // the caller's stable positions
   bool classes;           // width classes fitted to the widths
   bool many_widths = false;  // thousands of distinct widths (fewer estimate classes)
+  bool bursts = false;       // between passes, half the queue re-predicted (some twice)
 };
 
 void run(const Scenario& sc, std::uint32_t seed) {
@@ -69,6 +71,7 @@ void run(const Scenario& sc, std::uint32_t seed) {
     for (int r = 0; r < n; ++r) rank[std::size_t(idx[std::size_t(r)])] = std::uint32_t(r);
   }
   std::vector<WaitQueue::Slot> slot(std::size_t(n), WaitQueue::kNoSlot);
+  std::int64_t top_key = *std::max_element(key.begin(), key.end());
   auto push = [&](int i) {
     // Some estimates far past any limit (the top estimate classes).
     const Time p = 1 + Time(rng() % 5000),
@@ -127,6 +130,32 @@ void run(const Scenario& sc, std::uint32_t seed) {
     for (int i = 0; i < n; ++i)
       if (slot[std::size_t(i)] != WaitQueue::kNoSlot)
         CPPUNIT_ASSERT_MESSAGE(msg, !q.entry(slot[std::size_t(i)]).hidden);
+    // Propagation: many jobs re-predicted between two passes, some twice,
+    // and some of them then erased and their slots reused by new jobs
+    // (the SJBF heaps take re-predictions at the next query of their
+    // width, all at once when they are many).
+    if (sc.bursts) {
+      const int m = n / 2 + int(rng() % std::uint32_t(n / 2 + 1));
+      for (int c = 0; c < m; ++c) {
+        const int j = int(rng() % std::uint32_t(n));
+        if (slot[std::size_t(j)] == WaitQueue::kNoSlot) continue;
+        q.set_prediction(slot[std::size_t(j)], 1 + Time(rng() % 8000));
+        if (rng() % 16 == 0) {
+          q.erase(slot[std::size_t(j)]);
+          slot[std::size_t(j)] = WaitQueue::kNoSlot;
+          const int k = int(rng() % std::uint32_t(n));
+          if (!sc.given_positions && slot[std::size_t(k)] == WaitQueue::kNoSlot) {
+            width[std::size_t(k)] = 1 + std::int64_t(rng() % std::uint32_t(procs));
+            // Behind every job pushed so far (as FCFS arrivals): no
+            // renumbering, which would rebuild the heaps and hide a
+            // pending slot reused in another width.
+            key[std::size_t(k)] = ++top_key;
+            push(k);
+            q.set_prediction(slot[std::size_t(k)], 1 + Time(rng() % 8000));
+          }
+        }
+      }
+    }
     // Changes between passes, once the indexes are built: re-predictions
     // (some past the estimate), finishes, and new jobs (new widths too).
     for (int c = int(rng() % 4); c > 0; --c) {
@@ -174,6 +203,8 @@ class QueueIndexTest : public CppUnit::TestFixture {
       run({BackfillOrder::ShortestPrediction, true, true, false}, s);
     for (std::uint32_t s = 1; s <= 20; ++s)  // estimate classes capped by the widths
       run({BackfillOrder::ShortestPrediction, s % 2 == 0, false, false, true}, s);
+    for (std::uint32_t s = 1; s <= 40; ++s)  // propagation bursts
+      run({BackfillOrder::ShortestPrediction, s % 3 == 0, s % 5 == 0, false, s % 4 == 0, true}, s);
   }
   // A long FCFS life (arrivals, starts): automatic positions are renumbered
   // from 0 when they run out, the index stays right.

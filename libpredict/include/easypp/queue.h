@@ -346,8 +346,9 @@ class WaitQueue {
   // --- the SJBF index: per-width heaps, a tree over the widths -------------------
   // heaps[r]: the jobs of the r-th smallest width by (prediction, queue
   // position) (queue order breaks ties, and positions are in queue order),
-  // each job once, at hpos_[slot] (re-predicted jobs move in place, erased
-  // and hidden ones are taken out); best[]: a tournament tree over the width
+  // each job once, at hpos_[slot] (re-predicted jobs move in place when a
+  // query reads their rank, see `pending`; erased and hidden ones are taken
+  // out); best[]: a tournament tree over the width
   // ranks holding each subtree's smallest top (kNone: none). Renumbering
   // the positions rebuilds the heaps.
   struct HeapItem {
@@ -357,12 +358,46 @@ class WaitQueue {
     std::uint32_t gen;
   };
   static constexpr HeapItem kNone{std::numeric_limits<Time>::max(), ~std::uint32_t(0), kNoSlot, 0};
+  // Re-predictions not yet in a set of heaps (the width heaps, the estimate
+  // buckets): a heap item keeps the value it was sifted with until a query
+  // reads its heap (refresh_heap), so a job re-predicted several times in
+  // between is sifted once (propagation re-predicts a user's whole queue at
+  // each of its finishes). A slot counts while flagged: a listed slot that
+  // left its heap (erased, hidden, pushed again) is unflagged and skipped.
+  struct Pending {
+    std::vector<std::vector<Slot>> list;  // per heap
+    std::vector<std::uint8_t> listed;     // per heap: in `heaps`
+    std::vector<std::uint32_t> heaps;     // heaps with a list, each once
+    std::vector<std::uint8_t> flag;       // per slot
+    void mark(Slot s, std::size_t heap) {  // flag[s] sized, not set
+      flag[s] = 1;
+      list[heap].push_back(s);
+      if (!listed[heap]) {
+        listed[heap] = 1;
+        heaps.push_back(std::uint32_t(heap));
+      }
+    }
+    void done(std::size_t heap) {  // its list was applied (refresh_heap)
+      list[heap].clear();
+      listed[heap] = 0;
+    }
+    void discard() {  // every heap rebuilt from the entries
+      for (std::uint32_t h : heaps) {
+        for (Slot s : list[h]) flag[s] = 0;
+        done(h);
+      }
+      heaps.clear();
+    }
+  };
   struct WidthHeaps {  // (its items' positions change with a renumbering)
     std::vector<std::int64_t> widths;          // distinct, ascending
     std::vector<std::vector<HeapItem>> heaps;  // per width rank
     std::vector<HeapItem> best;                // the tournament tree
     std::uint32_t size = 0;                    // its leaves (power of two)
     std::vector<std::pair<Slot, std::uint32_t>> popped;  // hidden in this pass
+    // Per rank; flushed when a query reads the rank (sj_flush_upto), so
+    // ranks wider than any query's free width are not sifted at all.
+    Pending pending;
   };
   mutable WidthHeaps sj_;
   std::vector<std::uint32_t> wrank_;  // per slot: its width's rank
@@ -409,6 +444,7 @@ class WaitQueue {
     std::vector<std::uint32_t> klass;           // per slot, its class
     std::vector<std::uint32_t> bpos;            // per slot, its index in its bucket
     std::uint64_t waste = 0;  // jobs hidden for their class since the last build
+    Pending stale;  // per bucket; applied at the next query (se_flush)
   };
   mutable EstIndex se_;
   std::uint32_t se_class(Time estimate) const;
@@ -433,8 +469,17 @@ class WaitQueue {
   static bool heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s,
                           Time prediction, std::uint32_t gen);
   void sj_remove(Slot s);  // out of its width's heap
-  void sj_update(Slot s);  // its prediction changed: moved in place
-  void sj_fix(std::uint32_t rank);
+  void sj_update(Slot s);  // its prediction changed: pending until its rank is read
+  // Into heap h (`at`: each item's index), the current values of the slots
+  // pending for it (heap number `heap` of `p`; `in_h`: still in h), one
+  // sift each, or one heapify when they are many; unflags them.
+  template <class InHeap>
+  void refresh_heap(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Pending& p,
+                    std::size_t heap, InHeap in_h) const;
+  void sj_fix(std::uint32_t rank) const;
+  void sj_flush_rank(std::uint32_t rank) const;  // pending re-predictions into its heap
+  void sj_flush_upto(std::uint32_t last_rank) const;  // ranks 0..last_rank
+  void sj_flush_all() const;
   void sj_rebuild_tree() const;
   void sj_rebuild_heaps() const;  // after a renumbering
   HeapItem sj_best_upto(std::uint32_t last_rank) const;
