@@ -173,6 +173,13 @@ Metrics:
       --warmup FRACTION   first fraction of terminations not measured (0.01)
       --short-threshold SECONDS   short/long boundary (3600)
       --narrow-threshold N        narrow/wide boundary (8)
+      --fairness, --no-fairness   compute, or not, fairness by fair start
+                          time (Srinivasan et al.: who started after the
+                          start FCFS would have given it at its arrival).
+                          Default: when a scheduler compared uses selective
+                          reservations. Its cost grows with the queue: a FCFS
+                          replay of the queue ahead of each arrival (RICC:
+                          about 10 s of CPU, 20 times the replay)
 
 Output:
       --parse-only        read and check the workload, replay nothing: the
@@ -202,7 +209,7 @@ enum {
   OPT_MAX_MALFORMED, OPT_FLURRIES, OPT_WARMUP, OPT_SHORT, OPT_NARROW, OPT_JSON, OPT_OUTPUT_SWF,
   OPT_SHAKE, OPT_SHAKE_JITTER, OPT_SHAKE_SEED, OPT_THREADS, OPT_TOP_USERS, OPT_REPORT,
   OPT_PASS_PER_EVENT, OPT_NO_CORRECTION_PASS, OPT_PARSE_ONLY, OPT_CSV, OPT_SCHEDULER_FILE,
-  OPT_FEEDBACK, OPT_KNOB_FIRST
+  OPT_FEEDBACK, OPT_FAIRNESS, OPT_NO_FAIRNESS, OPT_KNOB_FIRST
 };
 
 // Every knob is also a long option (--window 3 is --scheduler easy++:window=3
@@ -294,6 +301,8 @@ Options parse(int argc, char** argv) {
       {"warmup", required_argument, nullptr, OPT_WARMUP},
       {"short-threshold", required_argument, nullptr, OPT_SHORT},
       {"narrow-threshold", required_argument, nullptr, OPT_NARROW},
+      {"fairness", no_argument, nullptr, OPT_FAIRNESS},
+      {"no-fairness", no_argument, nullptr, OPT_NO_FAIRNESS},
       {"json", no_argument, nullptr, OPT_JSON},
       {"output-swf", required_argument, nullptr, OPT_OUTPUT_SWF},
       {"shake", required_argument, nullptr, OPT_SHAKE},
@@ -382,6 +391,8 @@ Options parse(int argc, char** argv) {
         if (o.report_dir.empty()) usage_error("--report needs a directory name");
         break;
       case OPT_PARSE_ONLY: o.parse_only = true; break;
+      case OPT_FAIRNESS: o.fairness = 1; break;
+      case OPT_NO_FAIRNESS: o.fairness = 0; break;
       case OPT_CSV: o.csv = true; break;
       case OPT_SCHEDULER_FILE:
         o.scheduler_file = optarg;
@@ -472,6 +483,13 @@ std::vector<SchedulerConfig> schedulers(const Options& o) {
   if (in->bad()) usage_error("--scheduler-file " + o.scheduler_file + ": read error");
   if (out.empty()) usage_error("--scheduler-file " + o.scheduler_file + ": no scheduler in it");
   return out;
+}
+
+bool fairness_wanted(const Options& o, const std::vector<SchedulerConfig>& cfgs) {
+  if (o.fairness >= 0) return o.fairness == 1;
+  for (const SchedulerConfig& c : cfgs)
+    if (c.policy.selective.on()) return true;
+  return false;
 }
 
 }  // namespace easypp::cli

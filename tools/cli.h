@@ -22,6 +22,9 @@ struct Options {
   WorkloadOptions wl;
   SimOptions sim;  ///< the event loop's conventions (--pass-per-event, ...)
   MetricsOptions metrics;
+  /// --fairness (1) / --no-fairness (0); -1: when a scheduler compared uses
+  /// selective reservations (fairness_wanted()).
+  int fairness = -1;
   bool flurries = false;                 ///< report with and without flurry jobs
   bool json = false;
   bool quiet = false;
@@ -42,6 +45,12 @@ Options parse(int argc, char** argv);
 /// The scheduler configurations: preset, then global knobs, then the spec's
 /// own knobs. Exits 2 on error.
 std::vector<SchedulerConfig> schedulers(const Options& o);
+
+/// Whether the report computes the fair-start fairness measure for the
+/// configurations `cfgs`: as --fairness / --no-fairness say, else when one of
+/// them uses selective reservations (the measure is that paper's, and it
+/// costs a FCFS replay of the queue ahead of every arrival).
+bool fairness_wanted(const Options& o, const std::vector<SchedulerConfig>& cfgs);
 
 [[noreturn]] void usage_error(const std::string& msg);
 

@@ -124,8 +124,10 @@ std::string command_line(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const cli::Options opt = cli::parse(argc, argv);
-  std::vector<SchedulerConfig> cfgs = cli::schedulers(opt);
+  cli::Options parsed = cli::parse(argc, argv);
+  std::vector<SchedulerConfig> cfgs = cli::schedulers(parsed);
+  parsed.metrics.fairness = cli::fairness_wanted(parsed, cfgs);
+  const cli::Options& opt = parsed;
   try {
     const auto t0 = std::chrono::steady_clock::now();
     const Workload w = load(opt);

@@ -540,18 +540,28 @@ void print_selective_figures(std::ostream& os, const std::vector<Run>& runs) {
     os << "\n";
   }
   const char* bins[5] = {"<=1", "1-1.5", "1.5-2", "2-4", ">4"};
-  os << "\nbsld histogram (% of measured jobs) | bsld / fair bsld (%), fair start: FCFS without "
-        "backfilling from the job's arrival\n";
+  const bool fair = m0.fairness.computed;
+  if (fair)
+    os << "\nbsld histogram (% of measured jobs) | bsld / fair bsld (%), fair start: FCFS without "
+          "backfilling from the job's arrival\n";
+  else
+    os << "\nbsld histogram (% of measured jobs; fairness by fair start time: --fairness)\n";
   os << std::left << std::setw(int(namew)) << "scheduler" << std::right;
   for (const char* b : bins) os << std::setw(7) << b;
-  os << "  |";
-  for (const char* b : bins) os << std::setw(7) << b;
-  os << std::setw(9) << "late(%)" << std::setw(11) << "late mean" << std::setw(10) << "late max"
-     << "\n";
+  if (fair) {
+    os << "  |";
+    for (const char* b : bins) os << std::setw(7) << b;
+    os << std::setw(9) << "late(%)" << std::setw(11) << "late mean" << std::setw(10) << "late max";
+  }
+  os << "\n";
   for (const Run& r : runs) {
     const Metrics& m = r.metrics;
     os << std::left << std::setw(int(namew)) << r.result->config.name << std::right;
     for (double v : m.bsld_histogram) os << std::setw(7) << fmt(v, 1);
+    if (!fair) {
+      os << "\n";
+      continue;
+    }
     os << "  |";
     for (double v : m.fairness.ratio_histogram) os << std::setw(7) << fmt(v, 1);
     os << std::setw(9) << fmt(m.fairness.late_percent, 1) << std::setw(11)

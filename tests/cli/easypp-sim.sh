@@ -35,7 +35,7 @@ for opt in --workload --procs --load --scheduler --json --output-swf --size-from
            --clip-runtime --unsorted --max-jobs --max-malformed --flurries --warmup --short-threshold \
            --narrow-threshold --plan --estimate-factor --correction --backfill --queue-order \
            --reservations --safe --safe-after --predictor --window --metric --ewma-alpha --history-type \
-           --fullness --fallback --propagation \
+           --fullness --fallback --propagation --fairness --no-fairness \
            --shake --shake-jitter --shake-seed --threads --top-users --report --pass-per-event \
            --no-correction-pass --safe-after-delay --safe-after-xfactor --max-delay --rounding \
            --prediction-floor --learn --learn-min-runtime --history-ttl --csv --scheduler-file \
@@ -104,6 +104,23 @@ json_check "selective: thresholds derived, fairness and histograms in the JSON" 
    len(d['runs'][0]['bsld_histogram_percent']) == 5 and \
    abs(sum(d['runs'][0]['fairness']['bsld_over_fair_histogram_percent']) - 100) < 1e-6 and \
    'max_bounded_slowdown' in d['runs'][2]['categories'][0]"
+# Fairness by fair start time: by default only beside selective reservations
+# (above: every run of that call has it), else when asked; never with --no-fairness.
+"$SIM" -q -w "$DATA/cli_small.swf" -s easy,easy++ --json >"$T/nofair.json" 2>"$T/err"
+json_check "fairness: not computed by default without selective reservations" "$T/nofair.json" \
+  "all('fairness' not in r for r in d['runs']) and len(d['runs'][0]['bsld_histogram_percent']) == 5"
+"$SIM" -q -w "$DATA/cli_small.swf" -s easy,easy++ --json --fairness >"$T/fair.json" 2>"$T/err"
+json_check "fairness: --fairness computes it for every run" "$T/fair.json" \
+  "all(abs(sum(r['fairness']['bsld_over_fair_histogram_percent']) - 100) < 1e-6 for r in d['runs'])"
+"$SIM" -q -w "$DATA/cli_small.swf" -s easy,sel --json --no-fairness >"$T/nofair2.json" 2>"$T/err"
+json_check "fairness: --no-fairness even beside selective reservations" "$T/nofair2.json" \
+  "all('fairness' not in r for r in d['runs'])"
+if "$SIM" -q -w "$DATA/cli_small.swf" -s easy | grep -q 'fairness by fair start time: --fairness' &&
+   "$SIM" -q -w "$DATA/cli_small.swf" -s easy --fairness | grep -q 'late(%)'; then
+  pass "fairness: the table says how to ask for it, and shows it when asked"
+else
+  fail "fairness: the table says how to ask for it, and shows it when asked"
+fi
 usage_error "bad learn" "$SIM" -w "$DATA/cli_small.swf" --learn some
 usage_error "negative learn-min-runtime" "$SIM" -w "$DATA/cli_small.swf" --learn-min-runtime -1
 usage_error "bad rounding" "$SIM" -w "$DATA/cli_small.swf" --rounding sideways
