@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Harness cost against the parse floor (issue 9 point 2).
 
-    floor_bench.py [--repeat N] [--presets LIST] [--scale] [LOG...]
+    floor_bench.py [--repeat N] [--presets LIST] [--cpu-limit S] [--scale] [LOG...]
 
 For every LOG (default: every *.swf and *.swf.gz under $WORKLOADS and its
 subdirectories), measures the parse floor: the CPU time (user + system, of
@@ -35,6 +35,19 @@ import tempfile
 HERE = os.path.dirname(os.path.realpath(__file__))
 
 
+class OverLimit(Exception):
+    """A run stopped by --cpu-limit (SIGXCPU or SIGKILL from RLIMIT_CPU)."""
+
+
+CPU_LIMIT = 0  # seconds; 0: none
+
+
+def _limit_cpu():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump core
+
+
 def cpu_of(cmd):
     """Run cmd with its output discarded; (cpu seconds, peak RSS MB, status, stderr).
 
@@ -45,7 +58,8 @@ def cpu_of(cmd):
     /usr/bin/time itself costs well under a millisecond)."""
     with tempfile.NamedTemporaryFile("r") as rss:
         p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + cmd,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=_limit_cpu if CPU_LIMIT else None)
         err = p.stderr.read().decode(errors="replace")
         p.stderr.close()
         _, status, ru = os.wait4(p.pid, 0)
@@ -61,6 +75,10 @@ def best_of(cmd, repeat):
     while runs < repeat or (best[0] < 0.2 and runs < 3 * repeat):  # small: more samples
         runs += 1
         cpu, rss, rc, err = cpu_of(cmd)
+        if CPU_LIMIT and cpu >= CPU_LIMIT - 0.5 and rc != 0:
+            if best is not None:  # an earlier repeat finished: keep it
+                break
+            raise OverLimit(cpu)
         if rc != 0:
             raise RuntimeError("%s: exit status %d: %s" % (" ".join(cmd), rc, err.strip()))
         if best is None or cpu < best[0]:
@@ -84,8 +102,13 @@ def main():
     ap.add_argument("--presets", default="")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--scale-only", action="store_true")
+    ap.add_argument("--cpu-limit", type=int, default=0, metavar="SECONDS",
+                    help="stop a replay after this much CPU (RLIMIT_CPU) and print the cell "
+                         "as '> SECONDS' (default: no limit)")
     ap.add_argument("logs", nargs="*")
     a = ap.parse_args()
+    global CPU_LIMIT
+    CPU_LIMIT = max(0, a.cpu_limit)
     workloads = os.environ.get("WORKLOADS", os.path.join(HERE, "..", "..", "shared", "workloads"))
     sim = os.environ.get("EASYPP_SIM", os.path.join(HERE, "..", "tools", "easypp-sim"))
     if not os.access(sim, os.X_OK):
@@ -104,11 +127,27 @@ def main():
         worst = (0.0, "")
         for log in logs:
             name = os.path.relpath(log, workloads) if log.startswith(workloads) else log
-            floor, frss = best_of([sim, "-q", "-w", log, "--parse-only"], a.repeat)
+            try:
+                floor, frss = best_of([sim, "-q", "-w", log, "--parse-only"], a.repeat)
+            except OverLimit:
+                print("\n%s: parse floor > %d s CPU (stopped by --cpu-limit): not measured"
+                      % (name, CPU_LIMIT))
+                continue
             print("\n%s: parse floor %.3f s CPU (peak %.1f MB)" % (name, floor, frss))
             print("  %-13s %9s %7s %9s" % ("preset", "CPU(s)", "x floor", "peak MB"))
             for p in presets:
-                cpu, rss = best_of([sim, "-q", "-w", log, "-s", p], a.repeat)
+                try:
+                    cpu, rss = best_of([sim, "-q", "-w", log, "-s", p], a.repeat)
+                except OverLimit as e:
+                    over += 1
+                    cells += 1
+                    worst = max(worst, (e.args[0] / floor if floor > 0 else float("inf"),
+                                        "%s %s (stopped)" % (name, p)))
+                    print("  %-13s %9s %7s %9s  * (stopped by --cpu-limit)" % (
+                        p, "> %d" % CPU_LIMIT, "> %.0f" % (CPU_LIMIT / floor) if floor > 0
+                        else "-", "-"))
+                    sys.stdout.flush()
+                    continue
                 ratio = cpu / floor if floor > 0 else float("inf")
                 bad = ratio > 3 or cpu > 2
                 over += bad
@@ -125,12 +164,21 @@ def main():
         per = {}
         for n in (100000, 1000000):
             spec = "synthetic:seed=1,jobs=%d,load=1.2" % n
-            floor, _ = best_of([sim, "-q", "-w", spec, "--parse-only"], a.repeat)
-            cpu, rss = best_of([sim, "-q", "-w", spec, "-s", "easy++"], a.repeat)
+            try:
+                floor, _ = best_of([sim, "-q", "-w", spec, "--parse-only"], a.repeat)
+                cpu, rss = best_of([sim, "-q", "-w", spec, "-s", "easy++"], a.repeat)
+            except OverLimit:
+                print("  %8d jobs: > %d s CPU (stopped by --cpu-limit)" % (n, CPU_LIMIT))
+                per[n] = None
+                continue
             per[n] = cpu / n
             print("  %8d jobs: generation floor %.3f s, whole process %.3f s CPU = %.2f us/job, "
                   "peak %.1f MB" % (n, floor, cpu, 1e6 * cpu / n, rss))
-        print("  1M per-job cost / 100k per-job cost: %.2f (target: within 2)" % (per[1000000] / per[100000]))
+        if per[1000000] is None or per[100000] is None:
+            print("  1M per-job cost / 100k per-job cost: not measured (a run was stopped)")
+        else:
+            print("  1M per-job cost / 100k per-job cost: %.2f (target: within 2)"
+                  % (per[1000000] / per[100000]))
     return 0
 
 
