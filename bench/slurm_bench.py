@@ -193,6 +193,25 @@ def make_queue(n, users, profiles, nodes, cpus, seed, limits, short=False):
     return out
 
 
+def make_wide_queue(n, users, profiles, nodes, width, seed, limits):
+    """n whole-node jobs (--exclusive) of about `width` of the machine each
+    (a half to twice that, in nodes): a queue that saturates the machine
+    with few jobs running, so that a front-end cluster (one slurmd and every
+    job's slurmstepd on this host) measures the scheduler, not the host."""
+    rng = random.Random(seed)
+    uw = [(u, 1.0 / (i + 1)) for i, u in enumerate(users)]
+    mean = max(1.0, nodes * width)
+    out = []
+    for _ in range(n):
+        user = weighted(rng, uw)
+        limit = weighted(rng, limits)
+        m = max(1, min(nodes, int(round(mean * 2 ** rng.uniform(-1, 1)))))
+        frac = profiles[user]["fraction"] * rng.uniform(0.7, 1.3)
+        runtime = max(2, min(limit * 60 - 1, int(limit * 60 * frac)))
+        out.append(Spec(user, ["--nodes=%d" % m, "--exclusive"], limit, runtime, "exclusive"))
+    return out
+
+
 QUEUE_LIMITS = [(10, 15), (30, 20), (60, 20), (120, 15), (240, 12), (480, 10), (720, 8)]
 FLOW_LIMITS = [(1, 20), (2, 25), (5, 25), (10, 20), (20, 10)]
 
@@ -972,8 +991,12 @@ def run_flow(b):
     per scheduler; the blockers are cancelled at once and the scheduler
     starts what it can for --flow-seconds."""
     a, c = b.a, b.c
-    specs = make_queue(a.flow_jobs, b.users, b.profiles, a.nodes, a.cpus, a.seed + 1,
-                       FLOW_LIMITS, short=True)
+    if a.flow_width:
+        specs = make_wide_queue(a.flow_jobs, b.users, b.profiles, a.nodes, a.flow_width,
+                                a.seed + 1, FLOW_LIMITS)
+    else:
+        specs = make_queue(a.flow_jobs, b.users, b.profiles, a.nodes, a.cpus, a.seed + 1,
+                           FLOW_LIMITS, short=True)
     b.results["flow_queue"] = {"jobs": len(specs),
                                "runtime_s": {"min": min(s.runtime for s in specs),
                                              "median": statistics.median(
@@ -1104,8 +1127,9 @@ def report(b):
     desc = {
         "full": "every CPU busy, nothing can start (pure planning of a blocked queue)",
         "frag": "2 free CPUs per node that no queued job can use (candidates tested)",
-        "flow": "%d queued jobs, whole-node blockers cancelled at once, %ds observed" % (
-            a.flow_jobs, a.flow_seconds)}
+        "flow": "%d queued jobs%s, whole-node blockers cancelled at once, %ds observed" % (
+            a.flow_jobs, (" of whole nodes, about %g of the machine each" % a.flow_width)
+            if a.flow_width else "", a.flow_seconds)}
     for scen in ("full", "frag", "flow"):
         ph = [p for p in phases if p["scenario"] == scen]
         if not ph:
@@ -1254,6 +1278,10 @@ def parse_args(argv):
                    help="comma list of full, frag, flow")
     p.add_argument("--flow-jobs", type=int, default=600)
     p.add_argument("--flow-seconds", type=int, default=120)
+    p.add_argument("--flow-width", type=float, default=0.0,
+                   help="flow jobs of whole nodes, each about this share of the machine "
+                        "(e.g. 0.01: 20 nodes of 2,000): a queue that saturates the machine "
+                        "with few jobs running (default: the mixed small jobs of full)")
     p.add_argument("--submitters", type=int, default=4, help="sbatch processes in parallel")
     p.add_argument("--submit-threads", type=int, default=4,
                    help="threads of submit_many (the queue's fast submitter)")
@@ -1295,6 +1323,8 @@ def parse_args(argv):
     bad = set(a.scenarios) - {"full", "frag", "flow"}
     if bad:
         p.error("unknown scenario(s): %s" % ", ".join(sorted(bad)))
+    if not 0 <= a.flow_width <= 1:
+        p.error("--flow-width: a share of the machine between 0 and 1")
     if a.cpus < 4 or a.nodes < 1 or a.jobs < 1 or a.users < 1 or a.cycles < 1:
         p.error("need --cpus >= 4 and positive --nodes, --jobs, --users, --cycles")
     return a
