@@ -8,7 +8,7 @@ time the plugin must first put every running job's true end_time back
 --enable-debug-checks a leftover planning value aborts slurmctld), and
 after relocking it must give up the pass if anything changed meanwhile.
 
-8 one-CPU nodes: A holds 7 of them, W (all 8) is blocked behind it, and 60
+8 one-CPU nodes: A holds 7 of them, W (all 8) is blocked behind it, and 150
 one-node candidates that exclude the only free node (n8) are tested one by
 one and never fit there, so the pass runs long enough to yield. A runs
 until a cycle has yielded (its limit, 3 minutes, is far away), then is
@@ -50,13 +50,13 @@ class YieldTest(unittest.TestCase):
             w = c.submit(wrap="sleep 1", time_min=1, nodes=8, user=USERS[2], name="W")
             cands = [c.submit(wrap="sleep 1", time_min=1, nodes=1, user=USERS[i % 4],
                               name="cand%d" % i, extra=("--exclude=n8",))
-                     for i in range(60)]
+                     for i in range(150)]
             m = c.wait_log(r"sched/easypp: cycle: .* tested=(\d+) .* yields=([1-9]\d*) ",
                            timeout=90)
             sys.stderr.write("\n  a cycle yielded %s times (tested %s)\n" % (m.group(2), m.group(1)))
             self.assertEqual(c.job(a)["JobState"], "RUNNING")
             c.cancel(a)
-            done = c.wait_jobs([w] + cands, timeout=120)
+            done = c.wait_jobs([w] + cands, timeout=300)
             for j, d in done.items():
                 self.assertEqual(d["JobState"], "COMPLETED", d)
             self.assertTrue(c.slurmctld_alive())
