@@ -107,7 +107,7 @@ const JobPlan& PredictionBook::arrive(JobHandle h, UserId user, Time estimate, T
               from_history};
   if (tracks_users() && user != kNoUser) {
     touch_user(user, now, +1);
-    if (propagates()) users_[user].waiting.push_back(h);
+    if (propagates()) join_group(s);
     if (cfg_.history_ttl >= 0 && now >= next_eviction_) evict_idle(now);
   }
   return s.plan;
@@ -200,46 +200,144 @@ bool PredictionBook::finish(JobHandle h, UserId user, Time estimate, Time runtim
 void PredictionBook::repredict_waiting(UserId user, Time now) {
   auto it = users_.find(user);
   if (it == users_.end()) return;
-  std::vector<JobHandle>& v = it->second.waiting;
-  ++stamp_;
-  std::size_t keep = 0;
-  // A value depends on the user and the estimate only: a user's jobs often
-  // share their estimate, predicted once.
-  Time last_estimate = -1, last_value = 0;
-  bool last_history = false;
+  UserBook& u = it->second;
   // The changes are gathered, then told at once when the listener takes
-  // them so (Listener::predictions_changed), else one by one, in the same
-  // order as before. Users keep thousands of jobs queued (RICC) and their
-  // slots lie apart: the loop asks for the slot a few jobs ahead.
-  constexpr std::size_t kAhead = 8;
-  const bool batch = listener_ != nullptr;
+  // them so (Listener::predictions_changed), else one by one. Users keep
+  // thousands of jobs queued (RICC): a group's change is one record, and
+  // its jobs' slots are not touched here (they take the group's value
+  // when next looked at, sync()).
+  const bool gather = listener_ != nullptr;
   changes_.clear();
-  const std::size_t n = v.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const JobHandle h = v[i];
-    if (dense_ > 0 && i + kAhead < n && v[i + kAhead] < dense_)
-      __builtin_prefetch(&slots_[v[i + kAhead]]);
-    Slot* s = slot(h);
-    if (s == nullptr || s->plan.running || s->plan.user != user || s->stamp == stamp_) continue;
-    s->stamp = stamp_;  // listed twice (it arrived again): predicted once
-    v[keep++] = h;
-    JobPlan& p = s->plan;
-    if (p.estimate != last_estimate) {
-      last_estimate = p.estimate;
-      last_value = plan_value(user, p.estimate, &last_history);
-    }
-    p.from_history = last_history;
-    const Time np = last_value;
-    if (np == p.prediction) continue;
-    const Time old_p = p.prediction;
-    p.prediction = np;
-    if (batch) changes_.push_back(Listener::Change{h, old_p, np});
+  for (std::uint32_t id : u.groups) {
+    Group& g = groups_[id];
+    if (g.size() == 0) continue;
+    bool history = false;
+    const Time v = plan_value(user, g.estimate, &history);
+    if (v == g.value && history == g.history) continue;
+    const Time old = g.value;
+    g.value = v;
+    g.history = history;
+    ++g.ver;
+    if (v != old && gather) changes_.push_back(Listener::Changes{g.jobs.data(), g.jobs.size(), old, v});
   }
-  v.resize(keep);
-  if (!batch || changes_.empty() || listener_->predictions_changed(changes_, now)) return;
-  for (const Listener::Change& c : changes_)
-    listener_->prediction_changed(slot(c.handle)->plan, c.old_prediction, PlanChange::Repredicted,
-                                  now);
+  // The loose jobs, one by one, into their groups (whose values are now
+  // current: each joins; no group's jobs move meanwhile).
+  if (!u.loose.empty()) {
+    ++stamp_;
+    std::vector<JobHandle> loose;
+    loose.swap(u.loose);
+    loose_changed_.clear();
+    loose_old_.clear();
+    Time last_estimate = -1, last_value = 0;
+    bool last_history = false;
+    for (JobHandle h : loose) {
+      Slot* s = raw_slot(h);
+      if (s == nullptr || s->plan.running || s->plan.user != user || s->group != kNoGroup ||
+          s->stamp == stamp_)
+        continue;
+      s->stamp = stamp_;  // listed twice (it arrived again): predicted once
+      JobPlan& p = s->plan;
+      if (p.estimate != last_estimate) {
+        last_estimate = p.estimate;
+        last_value = plan_value(user, p.estimate, &last_history);
+      }
+      p.from_history = last_history;
+      const Time old_p = p.prediction;
+      p.prediction = last_value;
+      if (last_value != old_p && gather) {
+        loose_changed_.push_back(h);
+        loose_old_.push_back(old_p);
+      }
+    }
+    // Into their groups once told (joining may move a group's jobs).
+    for (std::size_t i = 0; i < loose_changed_.size(); ++i) {
+      const JobPlan& p = raw_slot(loose_changed_[i])->plan;
+      changes_.push_back(
+          Listener::Changes{&loose_changed_[i], 1, loose_old_[i], p.prediction});
+    }
+    if (gather && !changes_.empty() && !listener_->predictions_changed(changes_, now))
+      tell_one_by_one(now);
+    changes_.clear();
+    for (JobHandle h : loose) {
+      Slot* s = raw_slot(h);
+      if (s != nullptr && s->stamp == stamp_ && s->group == kNoGroup) join_group(*s);
+    }
+    return;
+  }
+  if (gather && !changes_.empty() && !listener_->predictions_changed(changes_, now))
+    tell_one_by_one(now);
+}
+
+void PredictionBook::tell_one_by_one(Time now) {
+  for (const Listener::Changes& c : changes_)
+    for (std::size_t i = 0; i < c.count; ++i)
+      if (c.jobs[i] != kHole)
+        listener_->prediction_changed(slot(c.jobs[i])->plan, c.old_prediction,
+                                      PlanChange::Repredicted, now);
+}
+
+void PredictionBook::join_group(Slot& s) {
+  const JobPlan& p = s.plan;
+  UserBook& u = users_[p.user];
+  auto found = u.group_of.try_emplace(p.estimate, 0);
+  if (found.second) {
+    std::uint32_t id;
+    if (!free_groups_.empty()) {
+      id = free_groups_.back();
+      free_groups_.pop_back();
+    } else {
+      id = std::uint32_t(groups_.size());
+      groups_.emplace_back();
+    }
+    Group& g = groups_[id];
+    g.user = p.user;
+    g.estimate = p.estimate;
+    g.jobs.clear();
+    g.holes = 0;
+    found.first->second = id;
+    u.groups.push_back(id);
+  }
+  const std::uint32_t id = found.first->second;
+  Group& g = groups_[id];
+  if (g.size() == 0) {
+    g.jobs.clear();
+    g.holes = 0;
+    g.value = p.prediction;
+    g.history = p.from_history;
+  } else if (g.value != p.prediction || g.history != p.from_history) {
+    u.loose.push_back(p.handle);  // made under another configuration, or adopted
+    return;
+  }
+  s.group = id;
+  s.gpos = std::uint32_t(g.jobs.size());
+  s.gver = g.ver;
+  g.jobs.push_back(p.handle);
+}
+
+void PredictionBook::leave_group(Slot& s) {
+  if (s.group == kNoGroup) return;
+  sync(s);
+  Group& g = groups_[s.group];
+  s.group = kNoGroup;
+  if (s.gpos + 1 == g.jobs.size()) {
+    g.jobs.pop_back();
+    while (!g.jobs.empty() && g.jobs.back() == kHole) {
+      g.jobs.pop_back();
+      --g.holes;
+    }
+    return;
+  }
+  g.jobs[s.gpos] = kHole;
+  ++g.holes;
+  if (g.holes < 32 || g.holes * 2 < g.jobs.size()) return;
+  std::size_t n = 0;  // compact, keeping the order
+  for (JobHandle h : g.jobs)
+    if (h != kHole) {
+      raw_slot(h)->gpos = std::uint32_t(n);
+      g.jobs[n++] = h;
+    }
+  g.jobs.resize(n);
+  g.holes = 0;
 }
 
 void PredictionBook::follow_user(UserId user, Time now, int delta) {
@@ -254,6 +352,14 @@ void PredictionBook::follow_user(UserId user, Time now, int delta) {
 void PredictionBook::rebuild_users(Time now) {
   std::unordered_map<UserId, UserBook> old;
   old.swap(users_);
+  // Every job out of its group, its plan synced: the groups are made anew.
+  for (Slot& s : slots_)
+    if (s.live && s.group != kNoGroup) {
+      sync(s);
+      s.group = kNoGroup;
+    }
+  groups_.clear();
+  free_groups_.clear();
   if (!tracks_users()) return;
   auto follow = [&](UserId user) -> UserBook& {
     auto it = users_.find(user);
@@ -265,12 +371,12 @@ void PredictionBook::rebuild_users(Time now) {
   };
   for (const Predictor::Ring& r : predictor_.snapshot())
     if (r.user != kNoUser) follow(r.user);
-  for_each([&](const JobPlan& p) {
-    if (p.user == kNoUser) return;
-    UserBook& u = follow(p.user);
+  for (Slot& s : slots_) {
+    if (!s.live || s.plan.user == kNoUser) continue;
+    UserBook& u = follow(s.plan.user);
     ++u.jobs;
-    if (propagates() && !p.running) u.waiting.push_back(p.handle);
-  });
+    if (propagates() && !s.plan.running) join_group(s);
+  }
 }
 
 std::size_t PredictionBook::evict_idle(Time now) {
@@ -279,6 +385,11 @@ std::size_t PredictionBook::evict_idle(Time now) {
   std::size_t n = 0;
   for (auto it = users_.begin(); it != users_.end();) {
     if (it->second.jobs == 0 && now - it->second.last >= cfg_.history_ttl) {
+      for (std::uint32_t id : it->second.groups) {  // empty: the user has no job
+        groups_[id].jobs.clear();
+        groups_[id].holes = 0;
+        free_groups_.push_back(id);
+      }
       predictor_.forget_user(it->first);
       it = users_.erase(it);
       ++n;
@@ -315,6 +426,7 @@ const JobPlan& PredictionBook::observe_running(JobHandle h, UserId user, Time es
   if (slot(h) == nullptr) arrive(h, user, estimate, kNever, now);  // started before we saw it
   Slot* s = slot(h);
   s->mark = sweep_mark_;
+  if (!s->plan.running) leave_group(*s);
   JobPlan& p = s->plan;
   p.estimate = estimate;  // a raised limit moves the kill time; the prediction stays
   if (!p.running || p.start != start) {
@@ -331,7 +443,7 @@ const JobPlan& PredictionBook::adopt(const JobPlan& plan, Time now) {
   s.plan = plan;
   if (tracks_users() && plan.user != kNoUser) {
     touch_user(plan.user, now, +1);
-    if (propagates() && !plan.running) users_[plan.user].waiting.push_back(plan.handle);
+    if (propagates() && !plan.running) join_group(s);
   }
   schedule_expiry(s.plan);
   return s.plan;

@@ -225,23 +225,29 @@ struct Simulator::Impl : PredictionBook::Listener {
   }
 
   // A user's re-predicted waiting jobs at once (propagation): the same
-  // accounting and queue updates as prediction_changed(), in the same order,
-  // with each job's records asked for ahead (they lie apart: a user with
-  // thousands of queued jobs costs a cache miss per record otherwise).
-  bool predictions_changed(const std::vector<Change>& c, Time t) override {
+  // accounting and queue updates as prediction_changed(), with each job's
+  // records asked for ahead (they lie apart: a user with thousands of
+  // queued jobs costs a cache miss per record otherwise).
+  bool predictions_changed(const std::vector<Changes>& cs, Time t) override {
     constexpr std::size_t kFar = 16, kMid = 8, kNear = 4;
-    const std::size_t n = c.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + kFar < n) {
-        const JobHandle f = c[i + kFar].handle;
-        __builtin_prefetch(&st[f], 1);
-        __builtin_prefetch(&w.jobs[f].runtime);
+    for (const Changes& c : cs) {
+      const JobHandle* hs = c.jobs;
+      const std::size_t n = c.count;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kFar < n && hs[i + kFar] != PredictionBook::kHole) {
+          const JobHandle f = hs[i + kFar];
+          __builtin_prefetch(&st[f], 1);
+          __builtin_prefetch(&w.jobs[f].runtime);
+        }
+        if (i + kMid < n && hs[i + kMid] != PredictionBook::kHole)
+          queue.prefetch_entry(st[hs[i + kMid]].slot);
+        if (i + kNear < n && hs[i + kNear] != PredictionBook::kHole)
+          queue.prefetch_index(st[hs[i + kNear]].slot);
+        const JobHandle h = hs[i];
+        if (h == PredictionBook::kHole) continue;
+        account(h, c.old_prediction, t);
+        queue.set_prediction(st[h].slot, c.prediction);
       }
-      if (i + kMid < n) queue.prefetch_entry(st[c[i + kMid].handle].slot);
-      if (i + kNear < n) queue.prefetch_index(st[c[i + kNear].handle].slot);
-      const JobHandle h = c[i].handle;
-      account(h, c[i].old_prediction, t);
-      queue.set_prediction(st[h].slot, c[i].prediction);
     }
     return true;
   }

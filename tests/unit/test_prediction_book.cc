@@ -6,6 +6,9 @@
 // sweep, the history's lifetime, and the one backfill bound.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "easypp/prediction_book.h"
@@ -64,6 +67,7 @@ class PredictionBookTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testHistoryTtl);
   CPPUNIT_TEST(testEndBound);
   CPPUNIT_TEST(testAdoptContinuesAsBefore);
+  CPPUNIT_TEST(testGroupsMatchPerJobPropagation);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -374,6 +378,160 @@ class PredictionBookTest : public CppUnit::TestFixture {
     // adopting again replaces, never duplicates
     b.adopt(saved[0], 93);
     CPPUNIT_ASSERT_EQUAL(std::size_t(2), b.size());
+  }
+
+  // The book keeps a user's waiting jobs of one estimate as a group with
+  // one value (propagation). Against a model that re-predicts job by job
+  // (what the book did before the groups): random arrivals (handles
+  // reused: jobs that wait anew), starts, array tasks, Slurm's views,
+  // forgets, finishes, configuration changes (values made before stay
+  // until the next re-prediction), adopted plans with other values,
+  // restored history and forgotten idle users; the plugin's book (sparse
+  // ids, told job by job) and the simulator's (dense, told at once). After
+  // every step each job's value and origin are the model's, and the
+  // changes heard are exactly the model's.
+  void testGroupsMatchPerJobPropagation() {
+    struct Batch : PredictionBook::Listener {
+      bool take = true;
+      std::vector<std::tuple<JobHandle, Time, Time>> heard;
+      void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time) override {
+        if (why == PlanChange::Repredicted) heard.emplace_back(p.handle, old_p, p.prediction);
+      }
+      bool predictions_changed(const std::vector<Changes>& c, Time) override {
+        if (!take) return false;
+        for (const Changes& x : c)
+          for (std::size_t i = 0; i < x.count; ++i)
+            if (x.jobs[i] != PredictionBook::kHole)
+              heard.emplace_back(x.jobs[i], x.old_prediction, x.prediction);
+        return true;
+      }
+    };
+    struct Model {
+      UserId user;
+      Time estimate, prediction;
+      bool history, running;
+    };
+    // Variants 4 and 5: 600 jobs of two users, groups of a hundred jobs
+    // (their holes are compacted).
+    for (int variant = 0; variant < 6; ++variant) {
+      const bool dense = variant % 2 == 1;
+      const bool big = variant >= 4;
+      SchedulerConfig cfg = easypp_cfg();
+      cfg.correction = CorrectionPolicy::None;
+      if (variant >= 2 && !big) cfg.history_ttl = 400;
+      PredictionBook::Options opt = dense ? PredictionBook::Options{} : plugin_options();
+      const JobHandle kHandles = big ? 600 : 60;
+      if (dense) opt.dense_handles = kHandles;
+      PredictionBook b(cfg, opt);
+      Batch listener;
+      listener.take = dense;
+      b.set_listener(&listener);
+      std::map<JobHandle, Model> m;
+      std::uint64_t rng = 12345 + variant;
+      auto next = [&](std::uint64_t n) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        return (rng >> 33) % n;
+      };
+      const Time estimates[] = {600, 900, 3600};
+      Time now = 0;
+      std::uint64_t repredicted = 0, loose_made = 0;
+      for (int step = 0; step < (big ? 8000 : 6000); ++step) {
+        now += Time(next(3));
+        listener.heard.clear();
+        std::vector<std::tuple<JobHandle, Time, Time>> want;
+        // every waiting job of `u` takes its value now, as the model says
+        auto repredict = [&](UserId u) {
+          for (auto& [h, j] : m) {
+            if (j.running || j.user != u) continue;
+            bool hist = false;
+            const Time v = b.plan_value(u, j.estimate, &hist);
+            if (v != j.prediction) want.emplace_back(h, j.prediction, v);
+            j.prediction = v;
+            j.history = hist;
+          }
+        };
+        const JobHandle h = JobHandle(next(kHandles));
+        const UserId u = UserId(100 + next(big ? 2 : 4));
+        const Time e = estimates[next(3)];
+        unsigned op = unsigned(next(100));
+        // (big: the groups are rarely made anew, so holes pile up)
+        if (big && op >= 88 && op < 97 && next(20) != 0) op = 60;
+        if (op < 35) {  // arrives (or waits anew)
+          const JobPlan& p = b.arrive(h, u, e, now, now);
+          bool hist = false;
+          m[h] = Model{u, e, b.plan_value(u, e, &hist), hist, false};
+          CPPUNIT_ASSERT_EQUAL(m[h].prediction, p.prediction);
+        } else if (op < 50) {  // starts, sometimes as an array task
+          auto it = m.find(h);
+          if (it == m.end() || it->second.running) continue;
+          if (next(4) == 0) {
+            const JobHandle as = JobHandle(next(kHandles));
+            if (as == h) continue;
+            b.start_as(h, as, now);
+            Model t = it->second;  // h keeps waiting
+            t.running = true;
+            m[as] = t;
+          } else if (next(2) == 0) {
+            b.start(h, now);
+            it->second.running = true;
+          } else {  // Slurm shows it running (another scheduler started it)
+            b.observe_running(h, it->second.user, it->second.estimate, now, now);
+            it->second.running = true;
+          }
+        } else if (op < 60) {  // cancelled or gone
+          b.forget(h);
+          m.erase(h);
+        } else if (op < 88) {  // a job of u ends and is learned
+          const bool learned = b.finish(1000 + h, u, e, Time(10 + next(500)), now);
+          m.erase(1000 + h);
+          if (learned) repredict(u);
+        } else if (op < 92) {  // new settings: values made stay
+          SchedulerConfig c = cfg;
+          c.predictor.window = 1 + unsigned(next(3));
+          c.predictor.metric = next(2) ? Metric::Avg : Metric::Max;
+          b.configure(c);
+        } else if (op < 95) {  // a plan adopted with another value
+          JobPlan p;
+          p.handle = h;
+          p.user = u;
+          p.estimate = e;
+          p.prediction = p.first_prediction = Time(1 + next(700));
+          p.since = now;
+          b.adopt(p, now);
+          m[h] = Model{u, e, p.prediction, false, false};
+          ++loose_made;
+        } else if (op < 97) {  // the history restored from a state file
+          b.restore_history(b.predictor().snapshot(), now);
+          for (UserId x = 100; x < 104; ++x) repredict(x);
+        } else {  // time passes: idle users may be forgotten
+          now += 200;
+          b.evict_idle(now);
+        }
+        repredicted += want.size();
+        auto sorted = [](std::vector<std::tuple<JobHandle, Time, Time>> v) {
+          std::sort(v.begin(), v.end());
+          return v;
+        };
+        CPPUNIT_ASSERT(sorted(want) == sorted(listener.heard));
+        CPPUNIT_ASSERT_EQUAL(m.size(), b.size());
+        if (big && step % 16 != 0) continue;
+        for (const auto& [jh, j] : m) {
+          const JobPlan* p = b.find(jh);
+          CPPUNIT_ASSERT(p != nullptr);
+          CPPUNIT_ASSERT_EQUAL(j.prediction, p->prediction);
+          CPPUNIT_ASSERT_EQUAL(j.running, p->running);
+          if (!j.running) CPPUNIT_ASSERT_EQUAL(j.history, p->from_history);
+        }
+        std::size_t seen = 0;
+        b.for_each([&](const JobPlan& p) {
+          ++seen;
+          CPPUNIT_ASSERT_EQUAL(m.at(p.handle).prediction, p.prediction);
+        });
+        CPPUNIT_ASSERT_EQUAL(m.size(), seen);
+      }
+      CPPUNIT_ASSERT(repredicted > 1000);  // the walk was exercised
+      CPPUNIT_ASSERT(loose_made > (big ? 5u : 50u));
+    }
   }
 };
 

@@ -74,6 +74,8 @@ enum class PlanChange {
 
 class PredictionBook {
  public:
+  /// Listener::Changes: no job (a slot of a group left empty).
+  static constexpr JobHandle kHole = ~JobHandle(0);
   /// Told of every change of a planning value after arrival.
   class Listener {
    public:
@@ -81,19 +83,23 @@ class PredictionBook {
     /// plan.prediction is the new value; old_prediction the one it replaced.
     virtual void prediction_changed(const JobPlan& plan, Time old_prediction, PlanChange why,
                                     Time now) = 0;
-    /// One re-prediction of a user's waiting jobs (propagation), each
-    /// change as prediction_changed(..., Repredicted, now) would report it,
-    /// in the same order. Return false (the default) to be told job by job
-    /// through prediction_changed() instead. A user with thousands of jobs
-    /// queued has thousands of changes at each of its finishes: a listener
-    /// that takes them at once can walk its own per-job records with
-    /// prefetching (the simulator's accuracy accounting and queue index).
-    struct Change {
-      JobHandle handle;
+    /// One re-prediction of a user's waiting jobs (propagation): each
+    /// Changes is jobs[0..count) going from old_prediction to prediction,
+    /// as prediction_changed(..., Repredicted, now) would report each
+    /// (a handle of kHole is none: skip it). Return false (the default) to
+    /// be told job by job through prediction_changed() instead. A user with
+    /// thousands of jobs queued has thousands of changes at each of its
+    /// finishes: a listener that takes them at once can walk its own
+    /// per-job records with prefetching (the simulator's accuracy
+    /// accounting and queue index). `jobs` points into the book: valid
+    /// until the call returns.
+    struct Changes {
+      const JobHandle* jobs;
+      std::size_t count;
       Time old_prediction;
       Time prediction;
     };
-    virtual bool predictions_changed(const std::vector<Change>& /*changes*/, Time /*now*/) {
+    virtual bool predictions_changed(const std::vector<Changes>& /*changes*/, Time /*now*/) {
       return false;
     }
   };
@@ -142,6 +148,7 @@ class PredictionBook {
     Slot* s = slot(h);
     if (s == nullptr) return;
     s->mark = sweep_mark_;
+    leave_group(*s);
     s->plan.known_end = known_end;
     s->plan.running = true;
     s->plan.start = start;
@@ -225,7 +232,10 @@ class PredictionBook {
   template <class F>
   void for_each(F&& f) const {
     for (const Slot& s : slots_)
-      if (s.live) f(s.plan);
+      if (s.live) {
+        sync(s);
+        f(s.plan);
+      }
   }
   std::size_t size() const { return live_; }
 
@@ -248,16 +258,49 @@ class PredictionBook {
   void clear_history_changed() { history_changed_ = false; }
 
  private:
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t(0);
   struct Slot {
     JobPlan plan;
     bool live = false;
     std::uint32_t mark = 0;   // sweep generation last seen in
-    std::uint32_t stamp = 0;  // de-duplication in a user's waiting list
+    std::uint32_t stamp = 0;  // de-duplication in a user's loose list
+    // Propagation: the job's group (kNoGroup: none), its index in the
+    // group's jobs, and the group version its plan was last synced to.
+    std::uint32_t group = kNoGroup;
+    std::uint32_t gpos = 0;
+    std::uint32_t gver = 0;
+  };
+  // Propagation: a user's waiting jobs of one estimate share one planning
+  // value (it depends on the user and the estimate only), kept here once.
+  // A re-prediction changes the group's value and version; a job's plan
+  // takes it when the job is next looked at (sync), so the book's part of
+  // a re-prediction costs O(groups), not O(waiting jobs). Invariant: a
+  // job in a group waits, is live, and its planning value is the group's
+  // (its plan holds it once synced).
+  struct Group {
+    UserId user = kNoUser;
+    Time estimate = 0;
+    Time value = 0;
+    bool history = false;  // JobPlan::from_history of the value
+    std::uint32_t ver = 0;
+    // In joining order, kHole where a job left (compacted when holes are
+    // many): a re-prediction tells the jobs in queue order (mostly), the
+    // order their records lie in.
+    std::vector<JobHandle> jobs;
+    std::uint32_t holes = 0;
+    std::size_t size() const { return jobs.size() - holes; }
   };
   struct UserBook {
-    std::vector<JobHandle> waiting;  // propagation: may hold stale handles
-    std::uint32_t jobs = 0;          // jobs of the user in the book
-    Time last = 0;                   // last arrival or end
+    // Propagation: the user's groups (ids into groups_, creation order),
+    // by estimate; and the waiting jobs whose value was not their group's
+    // when they arrived (a configuration change, an adopted plan): each
+    // re-prediction predicts them one by one and moves them into their
+    // group. May hold stale handles.
+    std::vector<std::uint32_t> groups;
+    std::unordered_map<Time, std::uint32_t> group_of;
+    std::vector<JobHandle> loose;
+    std::uint32_t jobs = 0;  // jobs of the user in the book
+    Time last = 0;           // last arrival or end
   };
   struct Due {
     Time at;
@@ -265,12 +308,30 @@ class PredictionBook {
     bool operator>(const Due& o) const { return at != o.at ? at > o.at : h > o.h; }
   };
 
+  // slot(): the job's slot with its plan synced to its group; raw_slot():
+  // as stored (the group's value may be newer).
   Slot* slot(JobHandle h) { return const_cast<Slot*>(std::as_const(*this).slot(h)); }
   const Slot* slot(JobHandle h) const {
+    const Slot* s = raw_slot(h);
+    if (s != nullptr) sync(*s);
+    return s;
+  }
+  Slot* raw_slot(JobHandle h) const {
     if (dense_ > 0) return h < dense_ && slots_[h].live ? &slots_[h] : nullptr;
     auto it = index_.find(h);
     return it == index_.end() ? nullptr : &slots_[it->second];
   }
+  void sync(const Slot& s) const {
+    if (s.group == kNoGroup) return;
+    const Group& g = groups_[s.group];
+    if (s.gver == g.ver) return;
+    Slot& m = const_cast<Slot&>(s);  // slots_ is mutable: a cache of the group's value
+    m.plan.prediction = g.value;
+    m.plan.from_history = g.history;
+    m.gver = g.ver;
+  }
+  void join_group(Slot& s);   // a waiting job of a followed user (propagation)
+  void leave_group(Slot& s);  // it starts, ends or waits anew: its plan synced first
   // The hot paths of the simulator (one call per job each) are inline.
   Slot& make_slot(JobHandle h) {
     if (h < dense_) {
@@ -278,6 +339,7 @@ class PredictionBook {
       s.live = true;
       s.mark = sweep_mark_;
       s.stamp = 0;
+      s.group = kNoGroup;
       ++live_;
       return s;
     }
@@ -285,6 +347,7 @@ class PredictionBook {
   }
   Slot& make_sparse_slot(JobHandle h);
   void drop(Slot& s) {
+    leave_group(s);
     touch_user(s.plan.user, 0, -1);
     --live_;
     s.live = false;
@@ -307,6 +370,7 @@ class PredictionBook {
   void rebuild_expiries();
   void rebuild_users(Time now);
   void repredict_waiting(UserId user, Time now);
+  void tell_one_by_one(Time now);  // changes_ through prediction_changed()
   void touch_user(UserId user, Time now, int delta) {
     if (tracks_users() && user != kNoUser) follow_user(user, now, delta);
   }
@@ -319,7 +383,7 @@ class PredictionBook {
   Predictor predictor_;
   Listener* listener_ = nullptr;
 
-  std::vector<Slot> slots_;
+  mutable std::vector<Slot> slots_;  // mutable: sync() from const accessors
   std::size_t dense_ = 0;  // handles below it are slot indexes (dense_handles)
   std::unordered_map<JobHandle, std::uint32_t> index_;  // sparse handles -> slot
   std::vector<std::uint32_t> free_slots_;
@@ -329,8 +393,12 @@ class PredictionBook {
 
   mutable std::vector<Due> due_;  // min-heap, stale entries dropped lazily
   std::vector<JobHandle> deferred_;  // correct_expired()'s scratch
-  std::vector<Listener::Change> changes_;  // repredict_waiting()'s scratch
+  std::vector<Listener::Changes> changes_;  // repredict_waiting()'s scratch
+  std::vector<JobHandle> loose_changed_;    // the loose jobs it changed
+  std::vector<Time> loose_old_;
   std::unordered_map<UserId, UserBook> users_;
+  std::vector<Group> groups_;  // propagation (see Group)
+  std::vector<std::uint32_t> free_groups_;
   Time next_eviction_ = 0;
   std::uint64_t learned_total_ = 0;
   bool history_changed_ = false;
