@@ -179,7 +179,8 @@ Metrics:
                           Default: when a scheduler compared uses selective
                           reservations. Its cost grows with the queue: a FCFS
                           replay of the queue ahead of each arrival (RICC:
-                          about 10 s of CPU, 20 times the replay)
+                          about 10 s of CPU, 20 times the replay). Not with
+                          --csv (no fairness columns)
 
 Output:
       --parse-only        read and check the workload, replay nothing: the
@@ -437,6 +438,8 @@ Options parse(int argc, char** argv) {
   if (o.csv && (o.json || !o.output_swf.empty() || o.shake.copies > 0 || !o.report_dir.empty() ||
                 o.parse_only))
     usage_error("--csv prints figures only: no --json, --output-swf, --shake, --report or --parse-only");
+  if (o.csv && o.fairness == 1)
+    usage_error("--csv has no fairness columns: ask for --fairness with the table or --json");
   // A session site's draws belong to its jobs in submit order, which a
   // jitter would reorder (the load band keeps the order).
   if (o.sim.feedback && o.shake.jitter > 0 &&

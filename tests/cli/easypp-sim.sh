@@ -121,6 +121,7 @@ if "$SIM" -q -w "$DATA/cli_small.swf" -s easy | grep -q 'fairness by fair start 
 else
   fail "fairness: the table says how to ask for it, and shows it when asked"
 fi
+usage_error "--fairness with --csv (no such columns)" "$SIM" -w "$DATA/cli_small.swf" --csv --fairness
 usage_error "bad learn" "$SIM" -w "$DATA/cli_small.swf" --learn some
 usage_error "negative learn-min-runtime" "$SIM" -w "$DATA/cli_small.swf" --learn-min-runtime -1
 usage_error "bad rounding" "$SIM" -w "$DATA/cli_small.swf" --rounding sideways
