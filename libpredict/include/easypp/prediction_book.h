@@ -27,7 +27,9 @@
 // simulator, a Slurm job id in the plugin). Per-user history stays bounded
 // by the predictor's window; users with no job for history_ttl seconds are
 // forgotten. Work per event is O(window) plus O(log running) for the
-// correction timer; propagation re-predicts only the user's waiting jobs.
+// correction timer; propagation re-predicts only the user's waiting jobs,
+// one value per (user, estimate) group of them (see Group), and the
+// listener hears each group's change once, with its jobs' handles.
 #pragma once
 
 #include <algorithm>
