@@ -650,8 +650,22 @@ void WaitQueue::sj_remove(Slot s) {
   if (heap_remove(sj_.heaps[r], hpos_, s)) sj_fix(r);
 }
 
+// A rank or bucket no query reads (wider than every free width so far)
+// would pile up listed slots: a slot that left its heap is listed again
+// when reused. Its list is applied at once when it outgrows its heap, so
+// memory stays linear in the queue (the values are the same either way).
+static bool pending_too_long(std::size_t listed, std::size_t heap) {
+  return listed > 2 * heap + 64;
+}
+
 void WaitQueue::sj_update(Slot s) {
-  if (!sj_.pending.flag[s]) sj_.pending.mark(s, wrank_[s]);  // (else the flush reads its entry)
+  if (sj_.pending.flag[s]) return;  // the flush reads its entry
+  const std::uint32_t r = wrank_[s];
+  sj_.pending.mark(s, r);
+  if (!pending_too_long(sj_.pending.list[r].size(), sj_.heaps[r].size())) return;
+  sj_flush_rank(r);
+  std::vector<std::uint32_t>& ranks = sj_.pending.heaps;
+  ranks.erase(std::find(ranks.begin(), ranks.end(), r));
 }
 
 void WaitQueue::best_of_prefix(const HeapItem* tree, std::size_t leaves, std::size_t last,
@@ -832,7 +846,15 @@ void WaitQueue::se_remove(Slot s) const {
 
 void WaitQueue::se_update(Slot s) const {
   if (!se_.on || se_.dirty || se_.stale.flag[s]) return;
-  se_.stale.mark(s, std::size_t(wrank_[s]) * se_.classes + se_.klass[s]);
+  const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
+  se_.stale.mark(s, b);
+  if (!pending_too_long(se_.stale.list[b].size(), se_.bucket[b].size())) return;
+  refresh_heap(se_.bucket[b], se_.bpos, se_.stale, b, [&](Slot x) {
+    return std::size_t(wrank_[x]) * se_.classes + se_.klass[x] == b;
+  });
+  se_changed(b);
+  std::vector<std::uint32_t>& buckets = se_.stale.heaps;
+  buckets.erase(std::find(buckets.begin(), buckets.end(), std::uint32_t(b)));
 }
 
 void WaitQueue::se_flush() const {

@@ -183,6 +183,7 @@ class QueueIndexTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testQueueOrderGivenPositions);
   CPPUNIT_TEST(testPredictionOrder);
   CPPUNIT_TEST(testCompaction);
+  CPPUNIT_TEST(testPendingBoundedForUnreadRanks);
   CPPUNIT_TEST(testWidthClasses);
   CPPUNIT_TEST_SUITE_END();
 
@@ -228,6 +229,44 @@ class QueueIndexTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL(walk_queue(q, p), q.first_in_queue_order(p));
       }
     }
+  }
+  // Jobs wider than every probe's free width: their rank is never read,
+  // so its re-predictions are never applied by a query. Jobs leave and
+  // arrive (slots reused) and are re-predicted over and over: what is
+  // listed stays within a multiple of the queue, and the order stays right.
+  void testPendingBoundedForUnreadRanks() {
+    WaitQueue q(BackfillOrder::ShortestPrediction);
+    std::mt19937 rng(11);
+    std::vector<WaitQueue::Slot> wide, narrow;
+    JobHandle next = 0;
+    for (int i = 0; i < 50; ++i) {
+      wide.push_back(q.push(next, QueueKey{std::int64_t(next), 0}, 1 + Time(rng() % 1000), 2000, 64));
+      ++next;
+      narrow.push_back(q.push(next, QueueKey{std::int64_t(next), 0}, 1 + Time(rng() % 1000), 2000, 1));
+      ++next;
+    }
+    std::size_t most = 0;
+    for (int round = 0; round < 2000; ++round) {
+      // one wide job leaves, another arrives (its slot reused)
+      const std::size_t k = rng() % wide.size();
+      q.erase(wide[k]);
+      wide[k] = q.push(next, QueueKey{std::int64_t(next), 0}, 1 + Time(rng() % 1000), 2000, 64);
+      ++next;
+      for (WaitQueue::Slot s : wide) q.set_prediction(s, 1 + Time(rng() % 1000));
+      for (WaitQueue::Slot s : narrow) q.set_prediction(s, 1 + Time(rng() % 1000));
+      CandidateProbe p;  // narrow probes only
+      p.free = 4;
+      p.extra = 0;
+      p.limit = Time(rng() % 1000);
+      CPPUNIT_ASSERT_EQUAL(walk_prediction(q, p), q.first_in_prediction_order(p));
+      most = std::max(most, q.pending_listed());
+    }
+    CPPUNIT_ASSERT(most <= 2 * q.size() + 2 * 65);
+    CandidateProbe all;  // now the wide rank is read
+    all.free = 64;
+    all.extra = 0;
+    all.limit = 500;
+    CPPUNIT_ASSERT_EQUAL(walk_prediction(q, all), q.first_in_prediction_order(all));
   }
   void testWidthClasses() {
     // Few distinct widths: one class each.

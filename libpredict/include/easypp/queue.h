@@ -146,6 +146,16 @@ class WaitQueue {
   }
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
+  /// Re-predictions listed but not yet applied to the SJBF heaps and the
+  /// estimate index (stale listings included): bounded by a multiple of the
+  /// queue's size (for tests).
+  std::size_t pending_listed() const {
+    std::size_t n = 0;
+    for (const auto& l : sj_.pending.list) n += l.size();
+    for (const auto& l : se_.stale.list) n += l.size();
+    return n;
+  }
+
   /// The smallest width among waiting jobs (0 if empty): when the adapter's
   /// free_width() is below it, no waiting job can start and a pass can stop.
   std::int64_t min_width() const { return min_width_; }
