@@ -106,8 +106,8 @@ const JobPlan& PredictionBook::arrive(JobHandle h, UserId user, Time estimate, T
   p = JobPlan{h, user, estimate, value, value, since, kNever, -1, CorrectionState{}, kNever, false,
               from_history};
   if (tracks_users() && user != kNoUser) {
-    touch_user(user, now, +1);
-    if (propagates()) join_group(s);
+    UserBook& u = follow_user(user, now, +1);
+    if (propagates()) join_group(s, u);
     if (cfg_.history_ttl >= 0 && now >= next_eviction_) evict_idle(now);
   }
   return s.plan;
@@ -208,9 +208,17 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
   // when next looked at, sync()).
   const bool gather = listener_ != nullptr;
   changes_.clear();
-  for (std::uint32_t id : u.groups) {
+  // The groups with jobs (a user's past estimates are many, its waiting
+  // jobs often few): those emptied since are dropped here.
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < u.active.size(); ++i) {
+    const std::uint32_t id = u.active[i];
     Group& g = groups_[id];
-    if (g.size() == 0) continue;
+    if (g.size() == 0) {
+      g.active = false;
+      continue;
+    }
+    u.active[keep++] = id;
     bool history = false;
     const Time v = plan_value(user, g.estimate, &history);
     if (v == g.value && history == g.history) continue;
@@ -220,6 +228,7 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     ++g.ver;
     if (v != old && gather) changes_.push_back(Listener::Changes{g.jobs.data(), g.jobs.size(), old, v});
   }
+  u.active.resize(keep);
   // The loose jobs, one by one, into their groups (whose values are now
   // current: each joins; no group's jobs move meanwhile).
   if (!u.loose.empty()) {
@@ -260,7 +269,7 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     changes_.clear();
     for (JobHandle h : loose) {
       Slot* s = raw_slot(h);
-      if (s != nullptr && s->stamp == stamp_ && s->group == kNoGroup) join_group(*s);
+      if (s != nullptr && s->stamp == stamp_ && s->group == kNoGroup) join_group(*s, u);
     }
     return;
   }
@@ -276,34 +285,47 @@ void PredictionBook::tell_one_by_one(Time now) {
                                       PlanChange::Repredicted, now);
 }
 
-void PredictionBook::join_group(Slot& s) {
-  const JobPlan& p = s.plan;
-  UserBook& u = users_[p.user];
-  auto found = u.group_of.try_emplace(p.estimate, 0);
-  if (found.second) {
-    std::uint32_t id;
-    if (!free_groups_.empty()) {
-      id = free_groups_.back();
-      free_groups_.pop_back();
-    } else {
-      id = std::uint32_t(groups_.size());
-      groups_.emplace_back();
-    }
-    Group& g = groups_[id];
-    g.user = p.user;
-    g.estimate = p.estimate;
-    g.jobs.clear();
-    g.holes = 0;
-    found.first->second = id;
-    u.groups.push_back(id);
+std::uint32_t PredictionBook::group_for(UserBook& u, UserId user, Time estimate) {
+  auto found = u.group_of.try_emplace(estimate, 0);
+  if (!found.second) return found.first->second;
+  std::uint32_t id;
+  if (!free_groups_.empty()) {
+    id = free_groups_.back();
+    free_groups_.pop_back();
+  } else {
+    id = std::uint32_t(groups_.size());
+    groups_.emplace_back();
   }
-  const std::uint32_t id = found.first->second;
+  Group& g = groups_[id];
+  g.user = user;
+  g.estimate = estimate;
+  g.jobs.clear();
+  g.holes = 0;
+  g.active = false;
+  found.first->second = id;
+  return id;
+}
+
+void PredictionBook::join_group(Slot& s, UserBook& u) {
+  const JobPlan& p = s.plan;
+  std::uint32_t id;
+  if (p.estimate == u.last_estimate) {
+    id = u.last_group;
+  } else {
+    id = group_for(u, p.user, p.estimate);
+    u.last_estimate = p.estimate;
+    u.last_group = id;
+  }
   Group& g = groups_[id];
   if (g.size() == 0) {
     g.jobs.clear();
     g.holes = 0;
     g.value = p.prediction;
     g.history = p.from_history;
+    if (!g.active) {
+      g.active = true;
+      u.active.push_back(id);
+    }
   } else if (g.value != p.prediction || g.history != p.from_history) {
     u.loose.push_back(p.handle);  // made under another configuration, or adopted
     return;
@@ -340,11 +362,12 @@ void PredictionBook::leave_group(Slot& s) {
   g.holes = 0;
 }
 
-void PredictionBook::follow_user(UserId user, Time now, int delta) {
+PredictionBook::UserBook& PredictionBook::follow_user(UserId user, Time now, int delta) {
   UserBook& u = users_[user];
   if (delta < 0 && u.jobs > 0) --u.jobs;
   if (delta > 0) ++u.jobs;
   u.last = std::max(u.last, now);
+  return u;
 }
 
 // Users the book follows: every user with history or a job. A user known
@@ -375,7 +398,7 @@ void PredictionBook::rebuild_users(Time now) {
     if (!s.live || s.plan.user == kNoUser) continue;
     UserBook& u = follow(s.plan.user);
     ++u.jobs;
-    if (propagates() && !s.plan.running) join_group(s);
+    if (propagates() && !s.plan.running) join_group(s, u);
   }
 }
 
@@ -385,10 +408,10 @@ std::size_t PredictionBook::evict_idle(Time now) {
   std::size_t n = 0;
   for (auto it = users_.begin(); it != users_.end();) {
     if (it->second.jobs == 0 && now - it->second.last >= cfg_.history_ttl) {
-      for (std::uint32_t id : it->second.groups) {  // empty: the user has no job
-        groups_[id].jobs.clear();
-        groups_[id].holes = 0;
-        free_groups_.push_back(id);
+      for (const auto& e : it->second.group_of) {  // empty: the user has no job
+        groups_[e.second].jobs.clear();
+        groups_[e.second].holes = 0;
+        free_groups_.push_back(e.second);
       }
       predictor_.forget_user(it->first);
       it = users_.erase(it);
@@ -442,8 +465,8 @@ const JobPlan& PredictionBook::adopt(const JobPlan& plan, Time now) {
   Slot& s = make_slot(plan.handle);
   s.plan = plan;
   if (tracks_users() && plan.user != kNoUser) {
-    touch_user(plan.user, now, +1);
-    if (propagates() && !plan.running) join_group(s);
+    UserBook& u = follow_user(plan.user, now, +1);
+    if (propagates() && !plan.running) join_group(s, u);
   }
   schedule_expiry(s.plan);
   return s.plan;

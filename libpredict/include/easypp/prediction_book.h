@@ -284,6 +284,7 @@ class PredictionBook {
     Time estimate = 0;
     Time value = 0;
     bool history = false;  // JobPlan::from_history of the value
+    bool active = false;   // in its user's `active` list
     std::uint32_t ver = 0;
     // In joining order, kHole where a job left (compacted when holes are
     // many): a re-prediction tells the jobs in queue order (mostly), the
@@ -293,14 +294,17 @@ class PredictionBook {
     std::size_t size() const { return jobs.size() - holes; }
   };
   struct UserBook {
-    // Propagation: the user's groups (ids into groups_, creation order),
-    // by estimate; and the waiting jobs whose value was not their group's
-    // when they arrived (a configuration change, an adopted plan): each
-    // re-prediction predicts them one by one and moves them into their
-    // group. May hold stale handles.
-    std::vector<std::uint32_t> groups;
+    // Propagation: the user's groups by estimate (ids into groups_); those
+    // with jobs (and some emptied since: dropped by the next re-prediction);
+    // and the waiting jobs whose value was not their group's when they
+    // arrived (a configuration change, an adopted plan): each re-prediction
+    // predicts them one by one and moves them into their group. May hold
+    // stale handles.
     std::unordered_map<Time, std::uint32_t> group_of;
+    std::vector<std::uint32_t> active;
     std::vector<JobHandle> loose;
+    Time last_estimate = -1;  // the group joined last (most arrivals repeat it)
+    std::uint32_t last_group = 0;
     std::uint32_t jobs = 0;  // jobs of the user in the book
     Time last = 0;           // last arrival or end
   };
@@ -332,7 +336,8 @@ class PredictionBook {
     m.plan.from_history = g.history;
     m.gver = g.ver;
   }
-  void join_group(Slot& s);   // a waiting job of a followed user (propagation)
+  void join_group(Slot& s, UserBook& u);  // a waiting job of followed user u (propagation)
+  std::uint32_t group_for(UserBook& u, UserId user, Time estimate);  // made if new
   void leave_group(Slot& s);  // it starts, ends or waits anew: its plan synced first
   // The hot paths of the simulator (one call per job each) are inline.
   Slot& make_slot(JobHandle h) {
@@ -376,7 +381,7 @@ class PredictionBook {
   void touch_user(UserId user, Time now, int delta) {
     if (tracks_users() && user != kNoUser) follow_user(user, now, delta);
   }
-  void follow_user(UserId user, Time now, int delta);
+  UserBook& follow_user(UserId user, Time now, int delta);
   bool tracks_users() const { return propagates() || cfg_.history_ttl >= 0; }
   bool propagates() const { return cfg_.predictor.propagation && cfg_.plan == PlanWith::Prediction; }
 
