@@ -1,6 +1,7 @@
 #include "easypp/prediction_book.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <functional>
 
@@ -237,8 +238,8 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     loose.swap(u.loose);
     loose_changed_.clear();
     loose_old_.clear();
-    Time last_estimate = -1, last_value = 0;
-    bool last_history = false;
+    Time last_estimate = 0, last_value = 0;
+    bool last_history = false, have_last = false;
     for (JobHandle h : loose) {
       Slot* s = raw_slot(h);
       if (s == nullptr || s->plan.running || s->plan.user != user || s->group != kNoGroup ||
@@ -246,7 +247,8 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
         continue;
       s->stamp = stamp_;  // listed twice (it arrived again): predicted once
       JobPlan& p = s->plan;
-      if (p.estimate != last_estimate) {
+      if (!have_last || p.estimate != last_estimate) {
+        have_last = true;
         last_estimate = p.estimate;
         last_value = plan_value(user, p.estimate, &last_history);
       }
@@ -309,7 +311,7 @@ std::uint32_t PredictionBook::group_for(UserBook& u, UserId user, Time estimate)
 void PredictionBook::join_group(Slot& s, UserBook& u) {
   const JobPlan& p = s.plan;
   std::uint32_t id;
-  if (p.estimate == u.last_estimate) {
+  if (u.last_group != kNoGroup && p.estimate == u.last_estimate) {
     id = u.last_group;
   } else {
     id = group_for(u, p.user, p.estimate);
@@ -409,6 +411,7 @@ std::size_t PredictionBook::evict_idle(Time now) {
   for (auto it = users_.begin(); it != users_.end();) {
     if (it->second.jobs == 0 && now - it->second.last >= cfg_.history_ttl) {
       for (const auto& e : it->second.group_of) {  // empty: the user has no job
+        assert(groups_[e.second].size() == 0);
         groups_[e.second].jobs.clear();
         groups_[e.second].holes = 0;
         free_groups_.push_back(e.second);

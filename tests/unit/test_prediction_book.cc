@@ -418,7 +418,8 @@ class PredictionBookTest : public CppUnit::TestFixture {
       const bool big = variant >= 4;
       SchedulerConfig cfg = easypp_cfg();
       cfg.correction = CorrectionPolicy::None;
-      if (variant >= 2 && !big) cfg.history_ttl = 400;
+      const bool ttl = variant >= 2 && !big;
+      if (ttl) cfg.history_ttl = 400;
       PredictionBook::Options opt = dense ? PredictionBook::Options{} : plugin_options();
       const JobHandle kHandles = big ? 600 : 60;
       if (dense) opt.dense_handles = kHandles;
@@ -435,6 +436,8 @@ class PredictionBookTest : public CppUnit::TestFixture {
       const Time estimates[] = {600, 900, 3600};
       Time now = 0;
       std::uint64_t repredicted = 0, loose_made = 0;
+      bool prop = true;
+      std::size_t evicted = 0;
       for (int step = 0; step < (big ? 8000 : 6000); ++step) {
         now += Time(next(3));
         listener.heard.clear();
@@ -451,7 +454,8 @@ class PredictionBookTest : public CppUnit::TestFixture {
           }
         };
         const JobHandle h = JobHandle(next(kHandles));
-        const UserId u = UserId(100 + next(big ? 2 : 4));
+        // (the history's lifetime: many users, some idle long enough)
+        const UserId u = UserId(100 + next(big ? 2 : ttl ? 12 : 4));
         const Time e = estimates[next(3)];
         unsigned op = unsigned(next(100));
         // (big: the groups are rarely made anew, so holes pile up)
@@ -481,14 +485,22 @@ class PredictionBookTest : public CppUnit::TestFixture {
         } else if (op < 60) {  // cancelled or gone
           b.forget(h);
           m.erase(h);
-        } else if (op < 88) {  // a job of u ends and is learned
-          const bool learned = b.finish(1000 + h, u, e, Time(10 + next(500)), now);
+        } else if (op < 74) {  // a job of u ends and is learned
+          const bool learned = b.finish(1000 + h, u, e, Time(10 + next(5000)), now);
           m.erase(1000 + h);
-          if (learned) repredict(u);
+          if (learned && prop) repredict(u);
+        } else if (op < 88) {  // job h ends (running or not) and is learned
+          auto it = m.find(h);
+          if (it == m.end()) continue;
+          const Model j = it->second;
+          m.erase(it);
+          if (b.finish(h, j.user, j.estimate, Time(10 + next(5000)), now) && prop) repredict(j.user);
         } else if (op < 92) {  // new settings: values made stay
           SchedulerConfig c = cfg;
           c.predictor.window = 1 + unsigned(next(3));
           c.predictor.metric = next(2) ? Metric::Avg : Metric::Max;
+          if (next(4) == 0) prop = !prop;  // propagation off, and on again later
+          c.predictor.propagation = prop;
           b.configure(c);
         } else if (op < 95) {  // a plan adopted with another value
           JobPlan p;
@@ -502,10 +514,11 @@ class PredictionBookTest : public CppUnit::TestFixture {
           ++loose_made;
         } else if (op < 97) {  // the history restored from a state file
           b.restore_history(b.predictor().snapshot(), now);
-          for (UserId x = 100; x < 104; ++x) repredict(x);
-        } else {  // time passes: idle users may be forgotten
-          now += 200;
-          b.evict_idle(now);
+          if (prop)
+            for (UserId x = 100; x < 112; ++x) repredict(x);
+        } else {  // time passes: idle users may be forgotten (their groups reused)
+          now += ttl ? 500 : 200;
+          evicted += b.evict_idle(now);
         }
         repredicted += want.size();
         auto sorted = [](std::vector<std::tuple<JobHandle, Time, Time>> v) {
@@ -529,8 +542,9 @@ class PredictionBookTest : public CppUnit::TestFixture {
         });
         CPPUNIT_ASSERT_EQUAL(m.size(), seen);
       }
-      CPPUNIT_ASSERT(repredicted > 1000);  // the walk was exercised
+      CPPUNIT_ASSERT(repredicted > 300);  // the walk was exercised
       CPPUNIT_ASSERT(loose_made > (big ? 5u : 50u));
+      if (variant == 2 || variant == 3) CPPUNIT_ASSERT(evicted > 10);
     }
   }
 };

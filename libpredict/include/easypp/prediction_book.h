@@ -303,8 +303,8 @@ class PredictionBook {
     std::unordered_map<Time, std::uint32_t> group_of;
     std::vector<std::uint32_t> active;
     std::vector<JobHandle> loose;
-    Time last_estimate = -1;  // the group joined last (most arrivals repeat it)
-    std::uint32_t last_group = 0;
+    Time last_estimate = 0;  // the group joined last (most arrivals repeat it)
+    std::uint32_t last_group = kNoGroup;  // kNoGroup: none yet
     std::uint32_t jobs = 0;  // jobs of the user in the book
     Time last = 0;           // last arrival or end
   };
