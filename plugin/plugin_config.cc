@@ -135,9 +135,9 @@ const Setting kSettings[] = {
      render_int<&PluginConfig::max_job_user_part>, ""},
     {"easypp_publish_starts", apply_int<&PluginConfig::publish_starts, 0, 100000>,
      render_int<&PluginConfig::publish_starts>, ""},
-    {"easypp_yield_interval", apply_int<&PluginConfig::yield_interval_usec, 1000, 10000000>,
+    {"easypp_yield_interval", apply_int<&PluginConfig::yield_interval_usec, 1, 10000000>,
      render_int<&PluginConfig::yield_interval_usec>, "us"},
-    {"easypp_yield_sleep", apply_int<&PluginConfig::yield_sleep_usec, 1000, 10000000>,
+    {"easypp_yield_sleep", apply_int<&PluginConfig::yield_sleep_usec, 1, 10000000>,
      render_int<&PluginConfig::yield_sleep_usec>, "us"},
     {"easypp_state",
      [](PluginConfig& c, std::string_view v) -> std::string {

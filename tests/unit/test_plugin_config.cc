@@ -20,6 +20,7 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDefaultsArePresetSite);
   CPPUNIT_TEST(testEveryKey);
   CPPUNIT_TEST(testBadValuesFallBackToDefaults);
+  CPPUNIT_TEST(testYieldRangeIsSlurms);
   CPPUNIT_TEST(testFileModeNeverOpensWriting);
   CPPUNIT_TEST(testLaterKeyWinsAndSlurmKeysIgnored);
   CPPUNIT_TEST(testUnknownKeyWarns);
@@ -143,6 +144,20 @@ class PluginConfigTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(7200), c.sched.policy.safe_after_delay);
     CPPUNIT_ASSERT_EQUAL(10.0, c.sched.policy.safe_after_xfactor);
     CPPUNIT_ASSERT_EQUAL(Time(-1), c.sched.policy.max_delay);
+  }
+
+  // easypp_yield_interval and easypp_yield_sleep take bf_yield_interval's
+  // and bf_yield_sleep's range: 1 to 10,000,000 microseconds.
+  void testYieldRangeIsSlurms() {
+    ParsedConfig p = parse_scheduler_parameters("easypp_yield_interval=1,easypp_yield_sleep=1");
+    CPPUNIT_ASSERT(p.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(1, p.config.yield_interval_usec);
+    CPPUNIT_ASSERT_EQUAL(1, p.config.yield_sleep_usec);
+    p = parse_scheduler_parameters("easypp_yield_interval=0,easypp_yield_sleep=10000001");
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), p.warnings.size());
+    const PluginConfig d;
+    CPPUNIT_ASSERT_EQUAL(d.yield_interval_usec, p.config.yield_interval_usec);
+    CPPUNIT_ASSERT_EQUAL(d.yield_sleep_usec, p.config.yield_sleep_usec);
   }
 
   void testBadValuesFallBackToDefaults() {
