@@ -42,8 +42,8 @@ void check_ranges(const PluginConfig& c) {
   FUZZ_CHECK(c.interval >= PluginConfig::kMinInterval && c.interval <= PluginConfig::kMaxInterval);
   FUZZ_CHECK(c.max_job_test >= 1 && c.max_job_test <= 1000000);
   FUZZ_CHECK(c.max_time >= 1 && c.max_time <= 3600);
-  FUZZ_CHECK(c.yield_interval_usec >= 1000 && c.yield_interval_usec <= 10000000);
-  FUZZ_CHECK(c.yield_sleep_usec >= 1000 && c.yield_sleep_usec <= 10000000);
+  FUZZ_CHECK(c.yield_interval_usec >= 1 && c.yield_interval_usec <= 10000000);  // bf_yield_*'s range
+  FUZZ_CHECK(c.yield_sleep_usec >= 1 && c.yield_sleep_usec <= 10000000);
   FUZZ_CHECK(c.sched.validate().empty());
   FUZZ_CHECK(c.sched.plan == PlanWith::Estimate || c.sched.plan == PlanWith::Prediction);
   FUZZ_CHECK(c.describe().rfind("interval=", 0) == 0);
