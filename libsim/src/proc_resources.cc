@@ -90,6 +90,7 @@ bool ProcResources::RunsByEnd::first_holding(std::int64_t need, Run* run,
 }
 
 void ProcResources::begin_pass(Time now) {
+  ++pass_;  // forgets the hints
   now_ = now;
   nres_ = 0;
   shadow_ = kNever;
@@ -120,6 +121,13 @@ void ProcResources::build_profile() {
     const std::size_t a = split_at(t0), b = split_at(t0 + head_duration_);
     for (std::size_t i = a; i < b; ++i) segs_[i].free -= head_size_;
   }
+}
+
+std::size_t ProcResources::segment_of(Time t) const {
+  const auto it = std::upper_bound(segs_.begin(), segs_.end(), t,
+                                   [](Time v, const Seg& s) { return v < s.t; });
+  assert(it != segs_.begin());
+  return std::size_t(it - segs_.begin()) - 1;
 }
 
 std::size_t ProcResources::split_at(Time t) {
@@ -167,7 +175,17 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   // Deeper reservations (conservative): earliest hole in the profile.
   if (!profile_) build_profile();
   ++nres_;
+  // Within a pass the profile only loses processors, so a job of the same
+  // size and duration as one reserved earlier in the pass cannot fit before
+  // that one's start: the search begins there (queues hold runs of
+  // identical jobs, and each would otherwise walk the same full stretch).
+  Hint& hint = hints_[hint_slot(size, duration)];
   std::size_t i = 0;
+  if (hint.pass == pass_ && hint.size == size && hint.duration == duration) {
+    if (hint.start >= kNever) return kNever;
+    i = segment_of(hint.start);
+  }
+  Time found = kNever;
   while (i < segs_.size()) {
     const Time t0 = segs_[i].t;
     std::size_t j = i;
@@ -179,19 +197,30 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
       }
     }
     if (ok) {
-      const std::size_t a = split_at(t0), b = split_at(t0 + duration);
-      for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
-      return t0;
+      found = t0;
+      break;
     }
     i = j + 1;
   }
-  return kNever;  // wider than the machine
+  hint = Hint{pass_, size, duration, found};
+  if (found >= kNever) return kNever;  // wider than the machine
+  const std::size_t a = split_at(found), b = split_at(found + duration);
+  for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
+  return found;
 }
 
 bool ProcResources::may_backfill(std::int64_t size, Time end_bound) const {
   if (size > free_) return false;
   if (nres_ == 0) return true;
   if (!profile_) return end_bound <= shadow_ || size <= extra_;
+  // A job of this shape found no room before a later start in this pass:
+  // none now either (reserve's argument).
+  const Time duration = end_bound - now_;
+  if (duration >= 1) {
+    const Hint& hint = hints_[hint_slot(size, duration)];
+    if (hint.pass == pass_ && hint.size == size && hint.duration == duration && hint.start > now_)
+      return false;
+  }
   for (std::size_t i = 0; i < segs_.size() && segs_[i].t < end_bound; ++i)
     if (segs_[i].free < size) return false;
   return true;

@@ -3,6 +3,9 @@
 // its repair by correction, SJBF order with the reservation on the FCFS head.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
+#include <random>
+
 #include "easypp/policy.h"
 #include "easypp/sim/proc_resources.h"
 #include "easypp/sim/simulator.h"
@@ -62,6 +65,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSafeBackfill);
   CPPUNIT_TEST(testStarvationGuard);
   CPPUNIT_TEST(testConservativeReservesEveryone);
+  CPPUNIT_TEST(testProfileMatchesBruteForce);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
   CPPUNIT_TEST(testPresetsAreKnobCombinations);
@@ -301,6 +305,116 @@ class PolicyTest : public CppUnit::TestFixture {
     // Depth 2 behaves like conservative here (two blocked jobs).
     const RunResult two = Simulator(w, sched("easy:reservations=2")).run();
     CPPUNIT_ASSERT(starts(cons) == starts(two));
+  }
+  // ProcResources' conservative planning (the profile, its per-pass search
+  // hints) against a brute-force model: the free processors at any time are
+  // what the running jobs (released at their predicted ends, past ones at
+  // once) and this pass's reservations and starts leave, and a reservation
+  // goes to the earliest time from which they leave enough for its whole
+  // duration. Few job shapes, so a pass meets the same shape many times
+  // (the hints' case), and many, so hint slots collide.
+  void testProfileMatchesBruteForce() {
+    struct Hold {
+      Time from, to;  // [from, to)
+      std::int64_t size;
+    };
+    std::mt19937_64 rng(20261124);
+    for (int round = 0; round < 300; ++round) {
+      const std::int64_t total = 4 + std::int64_t(rng() % 60);
+      const int shapes = round % 2 ? 3 : 400;
+      auto shape = [&](std::int64_t* size, Time* duration) {
+        const std::uint64_t k = rng() % std::uint64_t(shapes);
+        *size = 1 + std::int64_t(k * 7919 % std::uint64_t(total + 2));  // some wider than the machine
+        *duration = 1 + Time(k * 104729 % 300);
+      };
+      ProcResources r(total);
+      struct Run {
+        JobHandle h;
+        std::int64_t size;
+        Time end;
+      };
+      std::vector<Run> running;
+      JobHandle next = 0;
+      Time now = 0;
+      for (int pass = 0; pass < 40; ++pass) {
+        now += Time(rng() % 50);
+        // Some running jobs end; some predicted ends lie in the past.
+        for (std::size_t i = 0; i < running.size();) {
+          if (rng() % 4 == 0) {
+            r.remove_running(running[i].h, running[i].size, running[i].end);
+            running.erase(running.begin() + std::ptrdiff_t(i));
+          } else {
+            ++i;
+          }
+        }
+        r.begin_pass(now);
+        std::int64_t free_now = total;  // actual free processors
+        for (const Run& x : running) free_now -= x.size;
+        CPPUNIT_ASSERT_EQUAL(free_now, r.free());
+        // The plan: the pass's start, less this pass's reservations and starts.
+        const std::vector<Run> base = running;
+        const std::int64_t base_free = free_now;
+        std::vector<Hold> holds;
+        auto free_at = [&](Time t) {  // t >= now
+          std::int64_t f = base_free;
+          for (const Run& x : base)
+            if (x.end <= t) f += x.size;
+          for (const Hold& h : holds)
+            if (h.from <= t && t < h.to) f -= h.size;
+          return f;
+        };
+        // Breakpoints: the planned free count only changes at these times.
+        auto points = [&] {
+          std::vector<Time> ts{now};
+          for (const Run& x : base)
+            if (x.end > now) ts.push_back(x.end);
+          for (const Hold& h : holds) {
+            ts.push_back(std::max(h.from, now));
+            ts.push_back(h.to);
+          }
+          std::sort(ts.begin(), ts.end());
+          ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+          return ts;
+        };
+        auto room = [&](Time from, Time to, std::int64_t size) {  // over [from, to)
+          for (Time t : points())
+            if (t >= from && t < to && free_at(t) < size) return false;
+          return free_at(from) >= size;
+        };
+        auto earliest = [&](std::int64_t size, Time duration) {
+          for (Time t : points())
+            if (room(t, t + duration, size)) return t;
+          return kNever;
+        };
+        // The head, in EASY's shadow/extra form (the profile takes it over).
+        std::int64_t hs;
+        Time hd;
+        shape(&hs, &hd);
+        const Time shadow = r.reserve(hs, hd);
+        if (shadow < kNever) holds.push_back({std::max(shadow, now), std::max(shadow, now) + hd, hs});
+        bool profile = false;
+        for (int k = 0; k < 30; ++k) {
+          std::int64_t size;
+          Time duration;
+          shape(&size, &duration);
+          // Until a second reservation builds the profile, EASY's rule.
+          const bool fits = size <= free_now && (profile ? room(now, now + duration, size)
+                                                         : now + duration <= shadow || size <= r.extra());
+          CPPUNIT_ASSERT_EQUAL(fits, r.may_backfill(size, now + duration));
+          if (fits && rng() % 2) {
+            r.start(next, size, now + duration, now + duration);
+            running.push_back({next++, size, now + duration});
+            holds.push_back({now, now + duration, size});
+            free_now -= size;
+            continue;
+          }
+          profile = true;
+          const Time want = earliest(size, duration);
+          CPPUNIT_ASSERT_EQUAL(want, r.reserve(size, duration));
+          if (want < kNever) holds.push_back({want, want + duration, size});
+        }
+      }
+    }
   }
   void testSjfQueueOrder() {
     // SJF: the queue itself is sorted by estimate, so the reservation goes

@@ -95,6 +95,7 @@ class ProcResources {
     std::int64_t free;  // processors available on [t, next.t)
   };
   void build_profile();
+  std::size_t segment_of(Time t) const;  // the segment containing t (t >= now)
   std::size_t split_at(Time t);
 
   std::int64_t total_;
@@ -120,6 +121,24 @@ class ProcResources {
   // Availability profile, built when a second reservation is made.
   bool profile_ = false;
   std::vector<Seg> segs_;
+  // Where this pass's last reservation of each (size, duration) began
+  // (kNever: none fits), in a small table overwritten on a collision: a
+  // later job of the same shape starts its search there and cannot
+  // backfill now if that was later (see reserve). Stamped with the pass.
+  struct Hint {
+    std::uint64_t pass = 0;
+    std::int64_t size = 0;
+    Time duration = 0;
+    Time start = 0;
+  };
+  static constexpr std::size_t kHints = 256;
+  static std::size_t hint_slot(std::int64_t size, Time duration) {
+    const std::uint64_t h = (std::uint64_t(size) * 0x9E3779B97F4A7C15ull) ^
+                            (std::uint64_t(duration) * 0xC2B2AE3D27D4EB4Full);
+    return std::size_t(h >> 56) & (kHints - 1);
+  }
+  std::uint64_t pass_ = 0;
+  Hint hints_[kHints];
 };
 
 }  // namespace easypp
