@@ -22,8 +22,15 @@ pass "--help documents every option"
 "$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 2 --batch 5 \
   --csv "$T/s.csv" --json "$T/s.json" >"$T/table" 2>"$T/err"; st=$?
 check "sweep exits 0" [ $st = 0 ]
-check "4 configurations x 2 loads, baseline included, one call per load" \
-  has "$T/table" "4 configurations x 2 loads = 10 runs (with easy) in 2 easypp-sim calls"
+# Two cells on -j 2: each load's five schedulers in two shares, one call each
+# (a cell per worker would leave a core idle while the larger cell finishes).
+check "4 configurations x 2 loads, baseline included, two shares per load on -j 2" \
+  has "$T/table" "4 configurations x 2 loads = 10 runs (with easy) in 4 easypp-sim calls"
+"$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 1 \
+  --csv "$T/s1.csv" >"$T/table1" 2>"$T/err"; st=$?
+check "-j 1: one call per load, the same CSV as -j 2's shares" sh -c "[ $st = 0 ] &&
+  grep -q 'in 2 easypp-sim calls' '$T/table1' && [ \$(wc -l < '$T/s.csv') = 11 ] &&
+  cmp -s '$T/s.csv' '$T/s1.csv'"
 for load in 0.7 0.9; do
   n=$(awk -v l="$load" '/^load /{cur=$2} cur==l && $1 ~ /^[0-9]+$/ {n++} END {print n+0}' "$T/table")
   check "load $load: 5 ranked rows" [ "$n" = 5 ]
@@ -171,9 +178,9 @@ check "preset grid and --also rows" sh -c "grep -q ' easy+:window=2\$' '$T/table
 
 # --- several workloads: the thesis' robust ranking ---------------------------------------
 W2='synthetic:seed=8,jobs=1500,procs=64,users=12'
-"$SWEEP" -w "$W" -w "$W2" --grid window=1,3 --grid metric=avg,max --also easy+ --csv "$T/r.csv" \
+"$SWEEP" -w "$W" -w "$W2" --grid window=1,3 --grid metric=avg,max --also easy+ -j 1 --csv "$T/r.csv" \
   --json "$T/r.json" >"$T/rob" 2>"$T/err"; st=$?
-check "two workloads: exit 0, 6 runs per workload in one call each" \
+check "two workloads: exit 0, 6 runs per workload in one call each on -j 1" \
   sh -c "[ $st = 0 ] && grep -q '4 configurations x 1 loads x 2 workloads = 12 runs (with easy, easy+) in 2 easypp-sim calls' '$T/rob'"
 check "robust ranking: degradation from each workload's best, averaged, ranked, in the CSV" python3 - "$T/r.csv" "$T/rob" <<'EOF'
 import csv, sys
