@@ -376,14 +376,16 @@ class PolicyTest : public CppUnit::TestFixture {
           ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
           return ts;
         };
-        auto room = [&](Time from, Time to, std::int64_t size) {  // over [from, to)
-          for (Time t : points())
+        // Enough over [from, to)? (ts: the breakpoints)
+        auto room = [&](Time from, Time to, std::int64_t size, const std::vector<Time>& ts) {
+          for (Time t : ts)
             if (t >= from && t < to && free_at(t) < size) return false;
           return free_at(from) >= size;
         };
         auto earliest = [&](std::int64_t size, Time duration) {
-          for (Time t : points())
-            if (room(t, t + duration, size)) return t;
+          const std::vector<Time> ts = points();
+          for (Time t : ts)
+            if (room(t, t + duration, size, ts)) return t;
           return kNever;
         };
         // The head, in EASY's shadow/extra form (the profile takes it over).
@@ -398,7 +400,7 @@ class PolicyTest : public CppUnit::TestFixture {
           Time duration;
           shape(&size, &duration);
           // Until a second reservation builds the profile, EASY's rule.
-          const bool fits = size <= free_now && (profile ? room(now, now + duration, size)
+          const bool fits = size <= free_now && (profile ? room(now, now + duration, size, points())
                                                          : now + duration <= shadow || size <= r.extra());
           CPPUNIT_ASSERT_EQUAL(fits, r.may_backfill(size, now + duration));
           if (fits && rng() % 2) {
