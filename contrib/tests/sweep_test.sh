@@ -19,13 +19,14 @@ done
 pass "--help documents every option"
 
 # --- a small sweep -----------------------------------------------------------------
-"$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 2 --batch 5 \
+"$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 2 --batch 2 \
   --csv "$T/s.csv" --json "$T/s.json" >"$T/table" 2>"$T/err"; st=$?
 check "sweep exits 0" [ $st = 0 ]
-# Two cells on -j 2: each load's five schedulers in two shares, one call each
-# (a cell per worker would leave a core idle while the larger cell finishes).
-check "4 configurations x 2 loads, baseline included, two shares per load on -j 2" \
-  has "$T/table" "4 configurations x 2 loads = 10 runs (with easy) in 4 easypp-sim calls"
+# Two cells on -j 2: each load's five schedulers in two shares of 3 and 2
+# (a cell per worker would leave a core idle while the larger cell finishes),
+# --batch 2 cutting the first in two calls: 3 calls per load.
+check "4 configurations x 2 loads, baseline included, two shares per load on -j 2, batches of 2" \
+  has "$T/table" "4 configurations x 2 loads = 10 runs (with easy) in 6 easypp-sim calls"
 "$SWEEP" -w "$W" --grid window=1,3 --grid backfill=fcfs,sjbf --load 0.7,0.9 -j 1 \
   --csv "$T/s1.csv" >"$T/table1" 2>"$T/err"; st=$?
 check "-j 1: one call per load, the same CSV as -j 2's shares" sh -c "[ $st = 0 ] &&
