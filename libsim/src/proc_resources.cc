@@ -97,6 +97,7 @@ void ProcResources::begin_pass(Time now) {
   extra_ = 0;
   profile_ = false;
   segs_.clear();
+  held_.clear();
 }
 
 // The availability profile: segs_[i].free processors on [segs_[i].t,
@@ -120,6 +121,12 @@ void ProcResources::build_profile() {
     const Time t0 = std::max(head_shadow_, now_);
     const std::size_t a = split_at(t0), b = split_at(t0 + head_duration_);
     for (std::size_t i = a; i < b; ++i) segs_[i].free -= head_size_;
+  }
+  // Jobs started in this pass before the profile, held past their
+  // predicted ends (safe backfilling: until their estimates).
+  for (const Held& h : held_) {
+    const std::size_t a = split_at(std::max(h.from, now_)), b = split_at(h.to);
+    for (std::size_t i = a; i < b; ++i) segs_[i].free -= h.size;
   }
 }
 
@@ -232,6 +239,10 @@ void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time p
   if (nres_ >= 1) {
     if (!profile_) {
       if (end_bound > shadow_) extra_ -= size;
+      // The profile, if this pass builds one, releases the job at its
+      // predicted end (the running set's); it must hold it until end_bound
+      // as below.
+      if (end_bound > predicted_end) held_.push_back(Held{size, predicted_end, end_bound});
     } else {
       // Held until end_bound, as may_backfill() checked: under the safe rule
       // that is the estimate, and later reservations of this pass must not

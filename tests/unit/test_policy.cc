@@ -66,6 +66,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStarvationGuard);
   CPPUNIT_TEST(testConservativeReservesEveryone);
   CPPUNIT_TEST(testProfileMatchesBruteForce);
+  CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
   CPPUNIT_TEST(testPresetsAreKnobCombinations);
@@ -417,6 +418,31 @@ class PolicyTest : public CppUnit::TestFixture {
         }
       }
     }
+  }
+  // A job backfilled before the profile exists (only the head reserved, in
+  // EASY's form) is held until its end bound once a later reservation
+  // builds the profile, as one backfilled after it is
+  // (testProfileHoldsBackfillUntilItsBound): under the safe rule the bound
+  // is the estimate, past the prediction. 10 processors; A (6) predicted to
+  // end at 100; the head (8 processors, 50 s) reserved at 100 with 2 extra.
+  // B (2 processors, predicted 20 s, bound 300) backfills into the extra.
+  // C (4 processors, 50 s) would fit at 20 if B's processors came back at
+  // its prediction; held until 300, C waits for the head to end: 150.
+  void testProfileHoldsEarlyBackfillUntilItsBound() {
+    ProcResources r(10);
+    r.start(1, 6, 100, 100);
+    r.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(Time(100), r.reserve(8, 50));
+    CPPUNIT_ASSERT(r.may_backfill(2, 300));
+    r.start(2, 2, 300, 20);
+    CPPUNIT_ASSERT_EQUAL(Time(150), r.reserve(4, 50));
+    // Without the safe bound (end bound = prediction) C fits at 20.
+    ProcResources q(10);
+    q.start(1, 6, 100, 100);
+    q.begin_pass(0);
+    CPPUNIT_ASSERT_EQUAL(Time(100), q.reserve(8, 50));
+    q.start(2, 2, 20, 20);
+    CPPUNIT_ASSERT_EQUAL(Time(20), q.reserve(4, 50));
   }
   void testSjfQueueOrder() {
     // SJF: the queue itself is sorted by estimate, so the reservation goes

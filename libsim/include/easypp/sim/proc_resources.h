@@ -121,6 +121,13 @@ class ProcResources {
   // Availability profile, built when a second reservation is made.
   bool profile_ = false;
   std::vector<Seg> segs_;
+  // Jobs started in this pass before the profile was built whose end bound
+  // lies past their predicted end: held until it in the profile.
+  struct Held {
+    std::int64_t size;
+    Time from, to;  // predicted end, end bound
+  };
+  std::vector<Held> held_;
   // Where this pass's last reservation of each (size, duration) began
   // (kNever: none fits), in a small table overwritten on a collision: a
   // later job of the same shape starts its search there and cannot
