@@ -119,15 +119,11 @@ void ProcResources::build_profile() {
   // The head's reservation, made in the cheap shadow/extra form.
   if (nres_ >= 1 && head_shadow_ < kNever) {
     const Time t0 = std::max(head_shadow_, now_);
-    const std::size_t a = split_at(t0), b = split_at(t0 + head_duration_);
-    for (std::size_t i = a; i < b; ++i) segs_[i].free -= head_size_;
+    hold(t0, t0 + head_duration_, head_size_);
   }
   // Jobs started in this pass before the profile, held past their
   // predicted ends (safe backfilling: until their estimates).
-  for (const Held& h : held_) {
-    const std::size_t a = split_at(std::max(h.from, now_)), b = split_at(h.to);
-    for (std::size_t i = a; i < b; ++i) segs_[i].free -= h.size;
-  }
+  for (const Held& h : held_) hold(std::max(h.from, now_), h.to, h.size);
 }
 
 std::size_t ProcResources::segment_of(Time t) const {
@@ -137,12 +133,13 @@ std::size_t ProcResources::segment_of(Time t) const {
   return std::size_t(it - segs_.begin()) - 1;
 }
 
+void ProcResources::hold(Time from, Time to, std::int64_t size) {
+  const std::size_t a = split_at(from), b = split_at(to);
+  for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
+}
+
 std::size_t ProcResources::split_at(Time t) {
-  // First segment starting after t, then step back to the one containing t.
-  auto it = std::upper_bound(segs_.begin(), segs_.end(), t,
-                             [](Time v, const Seg& s) { return v < s.t; });
-  assert(it != segs_.begin());
-  const std::size_t i = std::size_t(it - segs_.begin()) - 1;
+  const std::size_t i = segment_of(t);
   if (segs_[i].t == t) return i;
   segs_.insert(segs_.begin() + std::ptrdiff_t(i) + 1, Seg{t, segs_[i].free});
   return i + 1;
@@ -188,7 +185,7 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   // identical jobs, and each would otherwise walk the same full stretch).
   Hint& hint = hints_[hint_slot(size, duration)];
   std::size_t i = 0;
-  if (hint.pass == pass_ && hint.size == size && hint.duration == duration) {
+  if (hint.is(pass_, size, duration)) {
     if (hint.start >= kNever) return kNever;
     i = segment_of(hint.start);
   }
@@ -211,8 +208,7 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   }
   hint = Hint{pass_, size, duration, found};
   if (found >= kNever) return kNever;  // wider than the machine
-  const std::size_t a = split_at(found), b = split_at(found + duration);
-  for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
+  hold(found, found + duration, size);
   return found;
 }
 
@@ -225,8 +221,7 @@ bool ProcResources::may_backfill(std::int64_t size, Time end_bound) const {
   const Time duration = end_bound - now_;
   if (duration >= 1) {
     const Hint& hint = hints_[hint_slot(size, duration)];
-    if (hint.pass == pass_ && hint.size == size && hint.duration == duration && hint.start > now_)
-      return false;
+    if (hint.is(pass_, size, duration) && hint.start > now_) return false;
   }
   for (std::size_t i = 0; i < segs_.size() && segs_[i].t < end_bound; ++i)
     if (segs_[i].free < size) return false;
@@ -247,8 +242,7 @@ void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time p
       // Held until end_bound, as may_backfill() checked: under the safe rule
       // that is the estimate, and later reservations of this pass must not
       // plan on these processors before it.
-      const std::size_t a = 0, b = split_at(std::max(end_bound, now_ + 1));
-      for (std::size_t k = a; k < b; ++k) segs_[k].free -= size;
+      hold(now_, std::max(end_bound, now_ + 1), size);
     }
   }
   running_.insert(Run{predicted_end, h, size});

@@ -97,6 +97,7 @@ class ProcResources {
   void build_profile();
   std::size_t segment_of(Time t) const;  // the segment containing t (t >= now)
   std::size_t split_at(Time t);
+  void hold(Time from, Time to, std::int64_t size);  // [from, to) loses size processors
 
   std::int64_t total_;
   std::int64_t free_;
@@ -137,6 +138,9 @@ class ProcResources {
     std::int64_t size = 0;
     Time duration = 0;
     Time start = 0;
+    bool is(std::uint64_t p, std::int64_t s, Time d) const {
+      return pass == p && size == s && duration == d;
+    }
   };
   static constexpr std::size_t kHints = 256;
   static std::size_t hint_slot(std::int64_t size, Time duration) {
