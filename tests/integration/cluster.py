@@ -88,6 +88,12 @@ def ctl_job(ctl, state_dir, job_id):
             return j
     return None
 
+# slurm.conf's KillWait and MessageTimeout; wait_jobs() derives from them how
+# long Slurm takes to re-send a kill whose epilog-complete reply was lost.
+KILL_WAIT = 5
+MESSAGE_TIMEOUT = 10
+
+
 class ClusterError(RuntimeError):
     """A daemon failed to start or a client command failed."""
 
@@ -625,9 +631,9 @@ class Cluster:
             "ReturnToService=2",
             # finished jobs stay in slurmctld (the plugin learns from them)
             "MinJobAge=%d" % self.min_job_age,
-            "KillWait=5",
+            "KillWait=%d" % KILL_WAIT,
             "InactiveLimit=0",
-            "MessageTimeout=10",
+            "MessageTimeout=%d" % MESSAGE_TIMEOUT,
             "SlurmctldTimeout=60",
             "SlurmdTimeout=120",
         ]
@@ -1091,8 +1097,17 @@ class Cluster:
                   states=("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
                           "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
                           "PREEMPTED")):
-        """Wait until every job is in one of `states`; return {id: job dict}."""
+        """Wait until every job is in one of `states`; return {id: job dict}.
+
+        A job whose script has ended but that is still COMPLETING when the
+        timeout passes gets more time, once: slurmctld only clears it when
+        the node's epilog-complete message arrives, and if that message is
+        lost Slurm itself re-sends the kill, from its purge pass (every 60 s),
+        once KillWait + 2 x MessageTimeout have passed (22.05
+        job_mgr.c:_list_find_job_old). That is node cleanup, not
+        scheduling, so it is logged and waited for rather than failed."""
         deadline = time.time() + timeout
+        extended = False
         pending = set(job_ids)
         done = {}
         while pending:
@@ -1106,8 +1121,19 @@ class Cluster:
             if not pending:
                 break
             if time.time() > deadline:
-                raise ClusterError("jobs %s not finished after %ds:\n%s" % (
-                    sorted(pending), timeout, self.squeue("%i %T %r %S %N")))
+                completing = sorted(j for j in pending if recs.get(j) and
+                                    recs[j]["JobState"] == "COMPLETING")
+                if not extended and len(completing) == len(pending):
+                    extended = True
+                    grace = 60 + KILL_WAIT + 2 * MESSAGE_TIMEOUT + 10
+                    log("jobs %s still COMPLETING after %ds (the node's epilog-"
+                        "complete message is late or lost); waiting up to %ds "
+                        "more for Slurm's re-kill" % (completing, timeout, grace))
+                    deadline = time.time() + grace
+                    continue
+                raise ClusterError("jobs %s not finished after %ds:\n%s\n%s" % (
+                    sorted(pending), timeout, self.squeue("%i %T %r %S %N"),
+                    tail(self.ctld_log)))
             if not self.slurmctld_alive():
                 raise ClusterError("slurmctld died\n%s" % tail(self.ctld_log))
             time.sleep(0.5)
