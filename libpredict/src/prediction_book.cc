@@ -227,7 +227,7 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     g.value = v;
     g.history = history;
     ++g.ver;
-    if (v != old && gather) changes_.push_back(Listener::Changes{g.jobs.data(), g.jobs.size(), old, v});
+    if (v != old && gather) changes_.push_back(Listener::Changes{g.jobs.data(), g.jobs.size(), old, v, id});
   }
   u.active.resize(keep);
   // The loose jobs, one by one, into their groups (whose values are now
@@ -264,7 +264,7 @@ void PredictionBook::repredict_waiting(UserId user, Time now) {
     for (std::size_t i = 0; i < loose_changed_.size(); ++i) {
       const JobPlan& p = raw_slot(loose_changed_[i])->plan;
       changes_.push_back(
-          Listener::Changes{&loose_changed_[i], 1, loose_old_[i], p.prediction});
+          Listener::Changes{&loose_changed_[i], 1, loose_old_[i], p.prediction, kNoGroup});
     }
     if (gather && !changes_.empty() && !listener_->predictions_changed(changes_, now))
       tell_one_by_one(now);
@@ -336,6 +336,7 @@ void PredictionBook::join_group(Slot& s, UserBook& u) {
   s.gpos = std::uint32_t(g.jobs.size());
   s.gver = g.ver;
   g.jobs.push_back(p.handle);
+  if (listener_ != nullptr) listener_->joined_group(p.handle, id);
 }
 
 void PredictionBook::leave_group(Slot& s) {

@@ -83,6 +83,12 @@ void WaitQueue::erase(Slot s) {
   at_[p] = kNoSlot;
   mark(p, false);
   const bool was_hidden = e.hidden;
+  if (e.group != kNoGroup) {
+    Group& g = groups_[e.group];
+    --g.jobs;
+    group_leaf(e.group, p, -1);
+    e.group = kNoGroup;
+  }
   e.live = false;
   e.hidden = false;
   ++e.gen;
@@ -101,6 +107,7 @@ void WaitQueue::erase(Slot s) {
 
 void WaitQueue::set_prediction(Slot s, Time p) {
   Entry& e = pool_[s];
+  if (e.group != kNoGroup) ungroup(s);
   if (e.prediction == p) return;
   if (pred_set_on_) {
     // Moved within the set by its node (no allocation per re-prediction:
@@ -123,6 +130,71 @@ void WaitQueue::set_prediction(Slot s, Time p) {
     ++e.gen;
     sj_update(s);
     se_update(s);
+  }
+}
+
+// --- groups ----------------------------------------------------------------------
+
+void WaitQueue::set_group(Slot s, std::uint32_t group) {
+  assert(indexed() && s < pool_.size() && pool_[s].live);
+  Entry& e = pool_[s];
+  if (e.group == group) return;
+  if (e.group != kNoGroup) ungroup(s);
+  if (group == kNoGroup) return;
+  if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
+  Group& g = groups_[group];
+  ++g.jobs;
+  e.group = group;
+  e.gver = g.ver;
+  e.prediction = g.value;
+  group_leaf(group, e.position, +1);
+  set_cell(e.position, s);
+  tree_touch(e.position);
+}
+
+void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
+  assert(indexed());
+  if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
+  Group& g = groups_[group];
+  if (g.value == p) return;
+  g.value = p;
+  ++g.ver;
+  for (const auto& [leaf, jobs] : g.leaves) tree_touch(leaf * kBlock);
+}
+
+void WaitQueue::ungroup(Slot s) {
+  sync(s);
+  Entry& e = pool_[s];
+  Group& g = groups_[e.group];
+  --g.jobs;
+  group_leaf(e.group, e.position, -1);
+  e.group = kNoGroup;
+  set_cell(e.position, s);  // the same value, now its own
+}
+
+void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delta) const {
+  auto& v = groups_[group].leaves;
+  const std::uint32_t leaf = position / kBlock;
+  if (delta > 0 && (v.empty() || v.back().first < leaf)) {
+    v.emplace_back(leaf, 1);
+    return;
+  }
+  auto it = std::lower_bound(v.begin(), v.end(), leaf,
+                             [](const auto& x, std::uint32_t l) { return x.first < l; });
+  if (delta > 0) {
+    if (it != v.end() && it->first == leaf) ++it->second;
+    else v.insert(it, {leaf, 1});
+    return;
+  }
+  assert(it != v.end() && it->first == leaf && it->second > 0);
+  if (--it->second == 0) v.erase(it);
+}
+
+void WaitQueue::regroup_leaves() const {
+  for (Group& g : groups_) g.leaves.clear();
+  for (std::uint32_t p = next_position(0); p != kEnd; p = next_position(p + 1)) {
+    const Entry& e = pool_[at_[p]];
+    if (e.group != kNoGroup) group_leaf(e.group, p, +1);
   }
 }
 
@@ -221,7 +293,7 @@ void WaitQueue::grow(std::uint32_t cap) const {
   for (std::uint32_t p = 0; p < cap; ++p)
     if (at_[p] != kNoSlot) mark(p, true);
   if (indexed()) {
-    tree_.cells.resize(cap, Cell{kNoWidth, kNoValue, kNoValue, 0, false});
+    tree_.cells.resize(cap, Cell{kNoWidth, kNoValue, kNoValue, 0, false, kNoGroup});
     tree_rebuild();
   }
 }
@@ -249,6 +321,7 @@ void WaitQueue::renumber() const {
     if (indexed()) set_cell(i, order[i]);
   }
   if (indexed()) tree_rebuild();
+  if (!groups_.empty()) regroup_leaves();
   next_ = n;
   stale_ = false;
   // The next automatic position comes after every job's: in order only if
@@ -265,6 +338,7 @@ void WaitQueue::place(Slot s, std::uint32_t p) {
   at_[p] = s;
   pool_[s].position = p;
   mark(p, true);
+  if (pool_[s].group != kNoGroup) group_leaf(pool_[s].group, p, +1);
   if (indexed()) {
     set_cell(p, s);
     tree_touch(p);
@@ -316,12 +390,12 @@ std::uint8_t WaitQueue::class_of(std::int64_t width) const {
 void WaitQueue::set_cell(std::uint32_t p, Slot s) const {
   Cell& c = tree_.cells[p];
   if (s == kNoSlot) {
-    c = Cell{kNoWidth, kNoValue, kNoValue, 0, false};
+    c = Cell{kNoWidth, kNoValue, kNoValue, 0, false, kNoGroup};
     return;
   }
-  const Entry& e = pool_[s];
+  const Entry& e = entry(s);
   c = Cell{e.width, clamp32(e.prediction), clamp32(e.estimate), class_of(e.width),
-           e.live && !e.hidden};
+           e.live && !e.hidden, e.group};
 }
 
 void WaitQueue::tree_rebuild() const {
@@ -345,11 +419,21 @@ void WaitQueue::tree_leaf(std::uint32_t node) const {
   const std::size_t first = std::size_t(node - tree_.leaves) * kBlock;
   const Cell* cell = &tree_.cells[first];
   if (tree_.by_estimate) std::fill(est, est + c, kNoValue);
+  std::uint32_t last_group = kNoGroup;  // a leaf's jobs are mostly of one group
+  std::int32_t last_value = kNoValue;
   for (unsigned i = 0; i < kBlock; ++i) {
     const Cell& x = cell[i];
     if (!x.visible) continue;
     minw = std::min(minw, x.width);
-    pred[x.klass] = std::min(pred[x.klass], x.prediction);
+    std::int32_t v = x.prediction;
+    if (x.group != kNoGroup) {
+      if (x.group != last_group) {
+        last_group = x.group;
+        last_value = clamp32(groups_[x.group].value);
+      }
+      v = last_value;
+    }
+    pred[x.klass] = std::min(pred[x.klass], v);
     if (tree_.by_estimate) est[x.klass] = std::min(est[x.klass], x.estimate);
   }
   tree_.min_w[node] = minw;
@@ -424,7 +508,7 @@ WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p
     for (std::uint32_t i = first; i < first + kBlock; ++i) {
       const Cell& x = tree_.cells[i];
       if (!x.visible) continue;
-      const Entry& e = pool_[at_[i]];
+      const Entry& e = entry(at_[i]);
       if (p.passes(e.width, e.prediction, e.estimate)) return at_[i];
     }
     return kNoSlot;

@@ -29,6 +29,10 @@ struct SimJob {
   WaitQueue::Slot slot = WaitQueue::kNoSlot;
   Time acc_since = 0;
   double acc_sum = 0;
+  // Grouped (see Impl::groups): its group, and where the group's changes
+  // stood when it joined (the later ones are accounted when it leaves).
+  std::uint32_t group = PredictionBook::kNoGroup;
+  std::uint32_t since_change = 0;
 };
 
 // Corrections fall due exactly at the predicted end (the simulator's
@@ -161,6 +165,58 @@ struct Simulator::Impl : PredictionBook::Listener {
     for (std::uint32_t r = 0; r < order.size(); ++r) sjf_rank[order[r]] = r;
   }
 
+  // --- groups: a user's waiting jobs of one estimate -------------------------------
+  // With propagation the book keeps one planning value per group and
+  // reports one change per group (PredictionBook::Listener::Changes). In
+  // queue order the wait queue holds the groups too (WaitQueue::set_group):
+  // a change costs the index leaves of its jobs, not the jobs. Their
+  // accuracy is accounted when they leave the group (start), from the
+  // group's list of changes since they joined: the same additions in the
+  // same order as one per change, so the same sums. (SJBF orders keep a
+  // value per job: there a change still visits each job.)
+  struct GroupLog {
+    std::vector<std::pair<Time, Time>> changes;  // (when, the value it replaced)
+    std::uint32_t jobs = 0;  // its jobs in the queue
+  };
+  const bool grouped = cfg.policy.backfill == BackfillOrder::Queue &&
+                       cfg.queue_order != QueueOrder::Creasy;
+  std::vector<GroupLog> groups;
+  void join(JobHandle h, std::uint32_t g, Time value) {
+    if (g >= groups.size()) groups.resize(std::size_t(g) + 1);
+    GroupLog& l = groups[g];
+    if (l.jobs++ == 0) l.changes.clear();
+    st[h].group = g;
+    st[h].since_change = std::uint32_t(l.changes.size());
+    queue.set_group_prediction(g, value);
+    queue.set_group(st[h].slot, g);
+  }
+  void leave(JobHandle h) {
+    SimJob& s = st[h];
+    GroupLog& l = groups[s.group];
+    // account() for each change, with the sums in registers (a job that
+    // waited through thousands of changes: RICC).
+    const Time r = w.jobs[h].runtime;
+    double sum = s.acc_sum;
+    Time since = s.acc_since;
+    for (std::size_t k = s.since_change; k < l.changes.size(); ++k) {
+      const Time t = l.changes[k].first;
+      if (t > since) {
+        sum += prediction_accuracy(l.changes[k].second, r) * double(t - since);
+        since = t;
+      }
+    }
+    s.acc_sum = sum;
+    s.acc_since = since;
+    if (--l.jobs == 0) l.changes.clear();
+    s.group = PredictionBook::kNoGroup;
+  }
+  // A job that had a value of its own joined its group (not at arrival:
+  // arrive() joins those, once the job is in the queue).
+  void joined_group(JobHandle h, std::uint32_t g) override {
+    if (!grouped || st[h].slot == WaitQueue::kNoSlot) return;
+    join(h, g, book.find(h)->prediction);
+  }
+
   // Close the accuracy segment of prediction `p`, in effect until `t`.
   void account(JobHandle h, Time p, Time t) {
     SimJob& s = st[h];
@@ -184,8 +240,13 @@ struct Simulator::Impl : PredictionBook::Listener {
                          : cfg.queue_order == QueueOrder::Arrival
                              ? QueueKey{submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
-    st[h].slot = queue.push(h, key, p.prediction, j.estimate, j.size, p.since, kNever,
+    const Time value = p.prediction;  // (p: the book's, maybe moved by the next call)
+    st[h].slot = queue.push(h, key, value, j.estimate, j.size, p.since, kNever,
                             sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h]);
+    if (grouped) {
+      const std::uint32_t g = book.group_of(h);
+      if (g != PredictionBook::kNoGroup) join(h, g, value);
+    }
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
   }
 
@@ -214,6 +275,8 @@ struct Simulator::Impl : PredictionBook::Listener {
 
   void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time t) override {
     const JobHandle h = p.handle;
+    // (A job in a group is told with its group, predictions_changed(): not here.)
+    if (st[h].group != PredictionBook::kNoGroup) leave(h);
     account(h, old_p, t);
     if (why == PlanChange::Repredicted) {
       queue.set_prediction(st[h].slot, p.prediction);
@@ -231,6 +294,12 @@ struct Simulator::Impl : PredictionBook::Listener {
   bool predictions_changed(const std::vector<Changes>& cs, Time t) override {
     constexpr std::size_t kFar = 16, kMid = 8, kNear = 4;
     for (const Changes& c : cs) {
+      if (grouped && c.group != PredictionBook::kNoGroup) {
+        if (c.group >= groups.size()) groups.resize(std::size_t(c.group) + 1);
+        groups[c.group].changes.emplace_back(t, c.old_prediction);
+        queue.set_group_prediction(c.group, c.prediction);
+        continue;
+      }
       const JobHandle* hs = c.jobs;
       const std::size_t n = c.count;
       for (std::size_t i = 0; i < n; ++i) {
@@ -258,6 +327,7 @@ struct Simulator::Impl : PredictionBook::Listener {
   Time prediction(JobHandle h) const { return book.find(h)->prediction; }
   void started(JobHandle h, Time /*end_bound*/, bool backfilled) {
     st[h].slot = WaitQueue::kNoSlot;
+    if (st[h].group != PredictionBook::kNoGroup) leave(h);
     book.start(h, now, now + w.jobs[h].runtime);
     out[h].start = now;
     out[h].backfilled = backfilled;

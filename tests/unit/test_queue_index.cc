@@ -174,6 +174,117 @@ void run(const Scenario& sc, std::uint32_t seed) {
   }
 }
 
+// Groups (WaitQueue::set_group): jobs sharing one value, changed for all at
+// once. A model keeps each job's group or own value; every probe's answer
+// must be the walk's under the model's values, and every entry must read
+// its model value; jobs join, move between and leave groups, groups change
+// between passes, and pushes out of order renumber the positions (the
+// groups' leaves rebuilt).
+void run_groups(std::uint32_t seed, bool shuffled_keys) {
+  std::mt19937 rng(seed);
+  WaitQueue q(BackfillOrder::Queue);
+  const int procs = 8 + int(rng() % 200);
+  const int n = 100 + int(rng() % 400);
+  const std::uint32_t groups = 1 + rng() % 6;
+  const std::size_t jobs = std::size_t(n);
+  std::vector<std::int64_t> key(jobs), width(jobs);
+  std::vector<Time> own(jobs), est(jobs), gval(groups);
+  std::vector<std::uint32_t> grp(jobs, WaitQueue::kNoGroup);
+  std::vector<WaitQueue::Slot> slot(jobs, WaitQueue::kNoSlot);
+  std::int64_t top_key = 0;
+  std::uint32_t burst = 0;
+  // A group's value is mostly long, now and then short: the index must
+  // follow it down (a short group is a candidate where it was not).
+  auto group_value = [&] { return rng() % 4 == 0 ? 1 + Time(rng() % 300) : 3000 + Time(rng() % 5000); };
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    gval[g] = group_value();
+    q.set_group_prediction(g, gval[g]);
+  }
+  auto value = [&](int i) { return grp[std::size_t(i)] != WaitQueue::kNoGroup ? gval[grp[std::size_t(i)]] : own[std::size_t(i)]; };
+  auto push = [&](int i) {
+    const std::size_t k = std::size_t(i);
+    key[k] = shuffled_keys && rng() % 4 == 0 ? std::int64_t(rng() % std::uint32_t(top_key + 1)) : ++top_key;
+    width[k] = 1 + std::int64_t(rng() % 4 == 0 ? rng() % std::uint32_t(procs) : rng() % 8);
+    own[k] = 1000 + Time(rng() % 5000);
+    est[k] = own[k] + Time(rng() % 5000);
+    slot[k] = q.push(JobHandle(i), QueueKey{key[k], i}, own[k], est[k], width[k]);
+    grp[k] = WaitQueue::kNoGroup;
+    if (rng() % 4 != 0) {  // in bursts of one group, as a user's jobs arrive
+      if (rng() % 8 == 0) burst = rng() % groups;
+      grp[k] = burst;
+      q.set_group(slot[k], grp[k]);
+    }
+  };
+  auto walk = [&](const CandidateProbe& p) {
+    for (const WaitQueue::Item it : q.queue_order()) {
+      const WaitQueue::Entry& e = q.entry(it.slot);
+      const int i = int(e.handle);
+      CPPUNIT_ASSERT_EQUAL(value(i), e.prediction);
+      CPPUNIT_ASSERT_EQUAL(value(i), it.prediction);
+      if (!e.hidden && p.passes(width[std::size_t(i)], value(i), est[std::size_t(i)])) return it.slot;
+    }
+    return WaitQueue::kNoSlot;
+  };
+  auto change = [&] {
+    const int i = int(rng() % std::uint32_t(n));
+    const std::size_t k = std::size_t(i);
+    const std::uint32_t what = rng() % 8;
+    if (slot[k] == WaitQueue::kNoSlot) {
+      push(i);
+    } else if (what == 0) {
+      q.erase(slot[k]);
+      slot[k] = WaitQueue::kNoSlot;
+    } else if (what == 1) {  // its own value (out of its group)
+      own[k] = 1 + Time(rng() % 8000);
+      grp[k] = WaitQueue::kNoGroup;
+      q.set_prediction(slot[k], own[k]);
+    } else if (what == 2) {  // into another group, or none (keeping the value)
+      const std::uint32_t g = rng() % 3 == 0 ? WaitQueue::kNoGroup : rng() % groups;
+      if (g == WaitQueue::kNoGroup) own[k] = value(i);
+      grp[k] = g;
+      q.set_group(slot[k], g);
+    } else {  // a group's new value
+      const std::uint32_t g = rng() % groups;
+      gval[g] = group_value();
+      q.set_group_prediction(g, gval[g]);
+    }
+  };
+  for (int i = 0; i < n; ++i) {
+    if (slot[std::size_t(i)] == WaitQueue::kNoSlot) push(i);  // (a change may have)
+    if (rng() % 3 == 0) change();
+  }
+  const std::string msg = "seed " + std::to_string(seed);
+  for (int pass = 0; pass < 60; ++pass) {
+    CandidateProbe p;
+    p.free = std::int64_t(rng() % std::uint32_t(procs));
+    p.extra = rng() % 4 == 0 ? std::min<std::int64_t>(p.free, std::int64_t(rng() % 6)) : 0;
+    p.limit = Time(rng() % 1000);
+    p.by_estimate = rng() % 8 == 0;
+    for (int step = 0; step < 8; ++step) {
+      const WaitQueue::Slot want = walk(p);
+      const WaitQueue::Slot got = q.first_in_queue_order(p);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, want, got);
+      if (got == WaitQueue::kNoSlot) break;
+      const JobHandle h = q.entry(got).handle;
+      if (rng() % 3 == 0) {
+        q.erase(got);
+        slot[h] = WaitQueue::kNoSlot;
+        p.free -= std::min(p.free, width[h]);
+        p.extra = std::min(p.extra, p.free);
+      } else {
+        q.hide(got);
+        if (rng() % 4 == 0) {  // its group changes while it is hidden
+          const std::uint32_t g = grp[h] != WaitQueue::kNoGroup ? grp[h] : rng() % groups;
+          gval[g] = group_value();
+          q.set_group_prediction(g, gval[g]);
+        }
+      }
+    }
+    q.unhide_all();
+    for (int c = int(rng() % 12); c > 0; --c) change();
+  }
+}
+
 }  // namespace
 
 class QueueIndexTest : public CppUnit::TestFixture {
@@ -185,9 +296,47 @@ class QueueIndexTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCompaction);
   CPPUNIT_TEST(testPendingBoundedForUnreadRanks);
   CPPUNIT_TEST(testWidthClasses);
+  CPPUNIT_TEST(testGroups);
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  void testGroups() {
+    // A group of 200 long jobs, then a short job of its own: the short one
+    // is the first candidate until the group becomes shorter still, and
+    // again once the group is long (its leaves must follow both ways), also
+    // after a renumbering.
+    for (bool renumbered : {false, true}) {
+      WaitQueue q(BackfillOrder::Queue);
+      std::vector<WaitQueue::Slot> s;
+      q.set_group_prediction(3, 5000);
+      for (int i = 0; i < 200; ++i) {
+        s.push_back(q.push(JobHandle(i), QueueKey{10 + i, 0}, 5000, 9000, 1));
+        q.set_group(s.back(), 3);
+      }
+      const WaitQueue::Slot alone = q.push(500, QueueKey{1000, 0}, 100, 9000, 1);
+      CandidateProbe p;
+      p.free = 4;
+      p.extra = 0;
+      p.limit = 500;
+      CPPUNIT_ASSERT_EQUAL(alone, q.first_in_queue_order(p));
+      if (renumbered) {  // out of order: positions renumbered at the next query
+        q.erase(q.push(600, QueueKey{5, 0}, 9000, 9000, 9));
+      }
+      q.set_group_prediction(3, 50);
+      CPPUNIT_ASSERT_EQUAL(s[0], q.first_in_queue_order(p));
+      CPPUNIT_ASSERT_EQUAL(Time(50), q.entry(s[150]).prediction);
+      q.set_group_prediction(3, 7000);
+      CPPUNIT_ASSERT_EQUAL(alone, q.first_in_queue_order(p));
+      q.set_group(s[150], WaitQueue::kNoGroup);  // keeps 7000
+      q.set_group_prediction(3, 60);
+      CPPUNIT_ASSERT_EQUAL(Time(7000), q.entry(s[150]).prediction);
+      q.erase(s[0]);
+      CPPUNIT_ASSERT_EQUAL(s[1], q.first_in_queue_order(p));
+      for (int i = 1; i < 150; ++i) q.erase(s[std::size_t(i)]);
+      CPPUNIT_ASSERT_EQUAL(s[151], q.first_in_queue_order(p));
+    }
+    for (std::uint32_t s = 1; s <= 80; ++s) run_groups(s, s % 2 == 0);
+  }
   void testQueueOrderPushOrder() {
     for (std::uint32_t s = 1; s <= 60; ++s) run({BackfillOrder::Queue, false, false, s % 2 == 0}, s);
   }

@@ -78,6 +78,8 @@ class PredictionBook {
  public:
   /// Listener::Changes: no job (a slot of a group left empty).
   static constexpr JobHandle kHole = ~JobHandle(0);
+  /// No group (group_of(), Listener::Changes::group).
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t(0);
   /// Told of every change of a planning value after arrival.
   class Listener {
    public:
@@ -95,15 +97,24 @@ class PredictionBook {
     /// per-job records with prefetching (the simulator's accuracy
     /// accounting and queue index). `jobs` points into the book: valid
     /// until the call returns.
+    /// `group`: the group (see group_of()) whose value this is, every job
+    /// of it listed; kNoGroup: jobs of no group, each listed alone.
     struct Changes {
       const JobHandle* jobs;
       std::size_t count;
       Time old_prediction;
       Time prediction;
+      std::uint32_t group;
     };
     virtual bool predictions_changed(const std::vector<Changes>& /*changes*/, Time /*now*/) {
       return false;
     }
+    /// A waiting job joined `group` after its arrival (it had a value of
+    /// its own and now has the group's, which it already held). A
+    /// listener that follows groups (group_of() at arrival, Changes::group)
+    /// learns here of the joins it cannot see. Called from arrive() too,
+    /// before it returns.
+    virtual void joined_group(JobHandle /*h*/, std::uint32_t /*group*/) {}
   };
 
   struct Options {
@@ -226,6 +237,14 @@ class PredictionBook {
     const Slot* s = slot(h);
     return s ? &s->plan : nullptr;
   }
+  /// Propagation: the group of waiting job h (a user's waiting jobs of one
+  /// estimate, sharing one planning value: their re-predictions come as one
+  /// Listener::Changes of that group), or kNoGroup. Group numbers are
+  /// small and reused once a group is empty.
+  std::uint32_t group_of(JobHandle h) const {
+    const Slot* s = raw_slot(h);
+    return s ? s->group : kNoGroup;
+  }
   /// The backfill bound of job h started at `now` (PolicyConfig::end_bound
   /// with its prediction and estimate); `room`: the head it could delay
   /// has this room (PolicyConfig::head_room; kNever: no guard; 0: safe).
@@ -260,7 +279,6 @@ class PredictionBook {
   void clear_history_changed() { history_changed_ = false; }
 
  private:
-  static constexpr std::uint32_t kNoGroup = ~std::uint32_t(0);
   struct Slot {
     JobPlan plan;
     bool live = false;

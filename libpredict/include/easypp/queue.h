@@ -33,6 +33,15 @@
 //     by (width, estimate class) answers test (a) (see EstIndex below).
 // Jobs the adapter refuses (and the reserved head) are hidden for the rest
 // of the pass (hide(), unhide_all()).
+//
+// Groups (queue order only). With propagation, a user's waiting jobs of one
+// estimate share one planning value (PredictionBook's groups), and each of
+// the user's finishes changes it: on RICC thousands of jobs at a time. A
+// job put in a group (set_group()) takes the group's value, and
+// set_group_prediction() changes it for all of them at the cost of the
+// index leaves they occupy (each group keeps its leaves and how many of
+// its jobs each holds), not of the jobs: an entry reads the value when it
+// is next looked at (entry()), a leaf when it is next recomputed.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +93,8 @@ class WaitQueue {
  public:
   using Slot = std::uint32_t;
   static constexpr Slot kNoSlot = ~Slot(0);
+  /// Entry::group of a job with a value of its own.
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t(0);
   /// push(): let the queue number the job (see push).
   static constexpr std::uint32_t kAutoPosition = ~std::uint32_t(0);
 
@@ -101,6 +112,8 @@ class WaitQueue {
     bool hidden = false;        ///< refused in this pass (candidate indexes)
     mutable std::uint32_t position = 0; ///< queue position (renumbered by a walk)
     std::uint32_t gen = 0;      ///< bumped on every change (SJBF heaps)
+    std::uint32_t group = kNoGroup;  ///< set_group(); kNoGroup: its own value
+    std::uint32_t gver = 0;     ///< the group's version `prediction` was read at
   };
 
   /// A waiting job as the orders yield it.
@@ -146,6 +159,15 @@ class WaitQueue {
   }
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
+  /// Put a waiting job in group `group` (a small number: the caller's, e.g.
+  /// PredictionBook::group_of()), whose planning value becomes its own.
+  /// kNoGroup takes it out (it keeps the group's value). set_prediction()
+  /// on a job in a group takes it out first. Only for BackfillOrder::Queue.
+  void set_group(Slot s, std::uint32_t group);
+  /// The planning value of every job in `group` (and of those put in it
+  /// later, until the next call).
+  void set_group_prediction(std::uint32_t group, Time p);
+
   /// Re-predictions listed but not yet applied to the SJBF heaps and the
   /// estimate index (stale listings included): bounded by a multiple of the
   /// queue's size (for tests).
@@ -162,7 +184,10 @@ class WaitQueue {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const Entry& entry(Slot s) const { return pool_[s]; }
+  const Entry& entry(Slot s) const {
+    sync(s);
+    return pool_[s];
+  }
 
   // --- queue order ---------------------------------------------------------------
 
@@ -176,7 +201,7 @@ class WaitQueue {
     using reference = Item;
     QueueIterator() = default;
     Item operator*() const {
-      const Entry& e = q_->pool_[q_->at_[pos_]];
+      const Entry& e = q_->entry(q_->at_[pos_]);
       return Item{e.key, e.prediction, e.width, q_->at_[pos_]};
     }
     QueueIterator& operator++() {
@@ -250,12 +275,34 @@ class WaitQueue {
   static constexpr std::uint32_t kEnd = ~std::uint32_t(0);
   static constexpr std::uint32_t kMinRenumbered = 64;  // capacity after a renumbering
   Item item(Slot s) const {
-    const Entry& e = pool_[s];
+    const Entry& e = entry(s);
     return Item{e.key, e.prediction, e.width, s};
   }
 
   BackfillOrder order_;
-  std::vector<Entry> pool_;
+  mutable std::vector<Entry> pool_;  // mutable: entry() reads a group's value into it
+
+  // --- groups (see the file comment) -------------------------------------------
+  struct Group {
+    Time value = 0;
+    std::uint32_t ver = 0;
+    std::uint32_t jobs = 0;
+    // The index leaves holding its jobs (ascending) and how many each: a
+    // user's jobs arrive together, so mostly one append per 32 jobs.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> leaves;
+  };
+  mutable std::vector<Group> groups_;  // mutable: regroup_leaves() in a renumbering
+  void sync(Slot s) const {
+    Entry& e = pool_[s];
+    if (e.group == kNoGroup) return;
+    const Group& g = groups_[e.group];
+    if (e.gver == g.ver) return;
+    e.prediction = g.value;
+    e.gver = g.ver;
+  }
+  void group_leaf(std::uint32_t group, std::uint32_t position, int delta) const;
+  void ungroup(Slot s);  // out of its group, keeping the value (synced)
+  void regroup_leaves() const;  // every group's leaves anew (after a renumbering)
   std::vector<Slot> free_;
   std::size_t size_ = 0;
   std::vector<Slot> hidden_;
@@ -323,9 +370,10 @@ class WaitQueue {
   static constexpr unsigned kBlock = 32;
   struct Cell {  // a position's job, for the index (visible: in use, not hidden)
     std::int64_t width;
-    std::int32_t prediction, estimate;
+    std::int32_t prediction, estimate;  // prediction: unless in a group
     std::uint8_t klass;
     bool visible;
+    std::uint32_t group;  // kNoGroup, or the group whose value it has
   };
   struct Tree {
     std::vector<std::int64_t> bounds;   // class lower bounds (bounds[0] unused)
