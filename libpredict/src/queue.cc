@@ -577,7 +577,7 @@ void WaitQueue::sj_rebuild_heaps() const {
       it.prediction = e.prediction;
       it.gen = e.gen;
     }
-    std::make_heap(h.begin(), h.end(), heap_after);
+    std::make_heap(h.begin(), h.end(), HeapAfter());
     for (std::uint32_t i = 0; i < h.size(); ++i) hpos_[h[i].slot] = i;
   }
   sj_rebuild_tree();
@@ -602,7 +602,7 @@ void WaitQueue::refresh_heap(std::vector<HeapItem>& h, std::vector<std::uint32_t
       it.prediction = e.prediction;
       it.gen = e.gen;
     }
-    std::make_heap(h.begin(), h.end(), heap_after);
+    std::make_heap(h.begin(), h.end(), HeapAfter());
     for (std::uint32_t i = 0; i < h.size(); ++i) at[h[i].slot] = i;
     for (Slot s : list)
       if (here(s)) flag[s] = 0;
@@ -885,7 +885,7 @@ void WaitQueue::se_build() const {
     for (std::uint32_t k = 0; k < se_.classes; ++k) {
       std::vector<HeapItem>& h = se_.bucket[std::size_t(r) * se_.classes + k];
       if (h.empty()) continue;
-      std::make_heap(h.begin(), h.end(), heap_after);
+      std::make_heap(h.begin(), h.end(), HeapAfter());
       for (std::uint32_t i = 0; i < h.size(); ++i) se_.bpos[h[i].slot] = i;
       cell(se_.rows + k, se_.cols + r) = h.front();
     }
