@@ -230,6 +230,11 @@ expect_status "bad load: exit 2" 2 "$SWEEP" -w "$W" --load high
 expect_status "easypp-sim not found: exit 2" 2 "$SWEEP" -w "$W" --sim "$T/nope"
 check "easypp-sim not found: says how to fix" has "$T/err" "pass --sim PATH or set EASYPP_SIM"
 
+# --- alike_key, the shares' grouping, agrees with easypp-sim's replay_key ---------
+python3 "$CONTRIB_DIR/tests/sweep_alike.py" "$SWEEP" "$EASYPP_SIM" >"$T/alike" 2>&1; st=$?
+check "thesis grid: every spec has the alike_key of the replay it reused, one share per key" \
+  sh -c "[ $st = 0 ] && grep -q '8640 specs, 8316 replays, 8316 alike_keys, 0 problems' '$T/alike'"
+
 # --- a truncated real log (skipped without the archive) ------------------------------------
 KTH="$WORKLOADS/KTH-SP2-1996-2.1-cln.swf"
 if [ -r "$KTH" ]; then
