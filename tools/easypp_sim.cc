@@ -200,9 +200,12 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       const RunResult& r = results[i];
       const Workload& rw = workload_of(i);
-      report::Run run{&r, compute_metrics(rw, r, opt.metrics), false, {}, false, {}, false, {}};
+      std::vector<Time> fair;  // fair start times, once for both calls
+      MetricsOptions with = opt.metrics;
+      if (opt.flurries) with.fair_cache = &fair;
+      report::Run run{&r, compute_metrics(rw, r, with), false, {}, false, {}, false, {}};
       if (opt.flurries) {
-        MetricsOptions mo = opt.metrics;
+        MetricsOptions mo = with;
         mo.exclude_flurries = true;
         run.has_without_flurries = true;
         run.without_flurries = compute_metrics(rw, r, mo);

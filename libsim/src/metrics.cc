@@ -118,8 +118,11 @@ Metrics compute_metrics(const Workload& w, const RunResult& r, const MetricsOpti
     // long queues of fcfs again from every arrival.
     const bool fcfs = r.config.policy.backfill == BackfillOrder::None &&
                       r.config.queue_order == QueueOrder::Arrival;
-    std::vector<Time> fair;
-    if (fcfs) {
+    std::vector<Time> own;
+    std::vector<Time>& fair = opt.fair_cache != nullptr ? *opt.fair_cache : own;
+    if (!fair.empty()) {
+      // computed by an earlier call for this run
+    } else if (fcfs) {
       fair.reserve(r.jobs.size());
       for (const JobOutcome& o : r.jobs) fair.push_back(o.start);
     } else {

@@ -18,6 +18,10 @@ struct MetricsOptions {
   bool exclude_flurries = false;  ///< drop jobs marked as flurry from the measured set
   bool per_user = true;           ///< fill Metrics::users (off for shaken copies)
   bool fairness = true;           ///< fill Metrics::fairness (off for shaken copies)
+  /// The run's fair start times, kept between calls for the same run (the
+  /// second, without flurries, need not replay FCFS from every arrival
+  /// again): filled by the first call that needs them if empty, read if not.
+  std::vector<Time>* fair_cache = nullptr;
 };
 
 struct CategoryMetrics {
