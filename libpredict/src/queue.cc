@@ -157,8 +157,14 @@ void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
   if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
   Group& g = groups_[group];
   if (g.value == p) return;
+  const bool longer = p > g.value;
   g.value = p;
   ++g.ver;
+  // The index keeps lower bounds of the values (a probe skips a subtree
+  // only when its bound is over the limit): a longer value leaves them
+  // true, so only a shorter one recomputes the leaves. (A leaf takes the
+  // longer value when recomputed for another change.)
+  if (longer) return;
   for (const auto& [leaf, jobs] : g.leaves) tree_touch(leaf * kBlock);
 }
 
