@@ -47,6 +47,18 @@ class MetricsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.5, prediction_accuracy(100, 50), 1e-12);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.25, prediction_accuracy(25, 100), 1e-12);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, prediction_accuracy(10, 0), 1e-12);
+    // Edges: a zero runtime predicted as zero is exact; a non-positive
+    // value otherwise scores 0.
+    CPPUNIT_ASSERT_EQUAL(1.0, prediction_accuracy(0, 0));
+    CPPUNIT_ASSERT_EQUAL(0.0, prediction_accuracy(0, 10));
+    CPPUNIT_ASSERT_EQUAL(0.0, prediction_accuracy(-5, 10));
+    // Bit for bit the quotient of the smaller by the larger (the reports
+    // and the accounting's sums depend on it to the last digit).
+    for (Time p : {1, 3, 7, 59, 600, 3601, 86399, 1234567})
+      for (Time r : {1, 2, 7, 60, 601, 3600, 86400, 7654321}) {
+        const double want = p > r ? double(r) / double(p) : double(p) / double(r);
+        CPPUNIT_ASSERT_EQUAL(want, prediction_accuracy(p, r));
+      }
   }
   void testHandComputedRun() {
     const Workload w = small();
