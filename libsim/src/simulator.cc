@@ -1,6 +1,7 @@
 #include "easypp/sim/simulator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <map>
 
@@ -178,10 +179,15 @@ struct Simulator::Impl : PredictionBook::Listener {
     std::vector<std::pair<Time, Time>> changes;  // (when, the value it replaced)
     std::uint32_t jobs = 0;  // its jobs in the queue
   };
-  const bool grouped = cfg.policy.backfill == BackfillOrder::Queue &&
+  // Only the book calls the simulator makes (arrive, start, finish,
+  // correct_expired) move jobs between groups as join()/leave() follow:
+  // configure(), restore_history() or drop() mid-run would need the book to
+  // report departures too.
+  const bool grouped = sim.group_values && cfg.policy.backfill == BackfillOrder::Queue &&
                        cfg.queue_order != QueueOrder::Creasy;
   std::vector<GroupLog> groups;
   void join(JobHandle h, std::uint32_t g, Time value) {
+    assert(st[h].group == PredictionBook::kNoGroup);
     if (g >= groups.size()) groups.resize(std::size_t(g) + 1);
     GroupLog& l = groups[g];
     if (l.jobs++ == 0) l.changes.clear();
@@ -195,13 +201,19 @@ struct Simulator::Impl : PredictionBook::Listener {
     GroupLog& l = groups[s.group];
     // account() for each change, with the sums in registers (a job that
     // waited through thousands of changes: RICC).
+    // (prediction_accuracy() with the runtime's conversion out of the loop.)
     const Time r = w.jobs[h].runtime;
+    const double rd = double(r);
     double sum = s.acc_sum;
     Time since = s.acc_since;
     for (std::size_t k = s.since_change; k < l.changes.size(); ++k) {
       const Time t = l.changes[k].first;
       if (t > since) {
-        sum += prediction_accuracy(l.changes[k].second, r) * double(t - since);
+        const Time p = l.changes[k].second;
+        const double pd = double(p);
+        const double acc = p > 0 && r > 0 ? std::min(pd, rd) / std::max(pd, rd)
+                                          : prediction_accuracy(p, r);
+        sum += acc * double(t - since);
         since = t;
       }
     }
@@ -275,7 +287,9 @@ struct Simulator::Impl : PredictionBook::Listener {
 
   void prediction_changed(const JobPlan& p, Time old_p, PlanChange why, Time t) override {
     const JobHandle h = p.handle;
-    // (A job in a group is told with its group, predictions_changed(): not here.)
+    // A job in a group is told with its group (predictions_changed(), which
+    // takes every change: the book calls this one for the others only).
+    assert(st[h].group == PredictionBook::kNoGroup);
     if (st[h].group != PredictionBook::kNoGroup) leave(h);
     account(h, old_p, t);
     if (why == PlanChange::Repredicted) {

@@ -5,7 +5,9 @@
 //   backfilled job delays the head's reservation, and every head starts no
 //   later than its first reservation;
 // - with the "safe" option the same holds under predictions;
-// - without it, the checker does find delays (so it can fail).
+// - without it, the checker does find delays (so it can fail);
+// - following the book's groups in the wait queue (SimOptions::group_values)
+//   changes no run: the same starts, ends, values and accuracies, bit for bit.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "easypp/sim/generator.h"
 #include "easypp/sim/simulator.h"
 #include "sim_fixtures.h"
 
@@ -125,6 +128,7 @@ class InvariantTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSafeNeverDelaysHeadUnderPredictions);
   CPPUNIT_TEST(testCheckerDetectsUnsafeBackfill);
   CPPUNIT_TEST(testDeterministic);
+  CPPUNIT_TEST(testGroupedRunIsPerJobRun);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -184,6 +188,39 @@ class InvariantTest : public CppUnit::TestFixture {
       violations += c.failures.size();
     }
     CPPUNIT_ASSERT(violations > 0);
+  }
+  // Few users with many jobs each, at a load that keeps queues long: each
+  // finish re-predicts hundreds of waiting jobs, in groups by estimate.
+  void testGroupedRunIsPerJobRun() {
+    std::uint64_t changes = 0;
+    for (std::uint64_t seed : {1, 2, 3}) {
+      GeneratorConfig g;
+      g.seed = seed;
+      g.jobs = 3000;
+      g.procs = 64;
+      g.users = 6;
+      g.load = 1.1;
+      const Workload w = generate_workload(g, {});
+      for (const char* name : {"easy-pred", "easy+", "easy-pcor", "easy-pred:queue-order=sjf",
+                               "easy+:propagation=yes:fallback=relative"}) {
+        SimOptions per_job;
+        per_job.group_values = false;
+        const RunResult a = Simulator(w, sched(name)).run();
+        const RunResult b = Simulator(w, sched(name), per_job).run();
+        const std::string msg = std::string(name) + " seed " + std::to_string(seed);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, a.jobs.size(), b.jobs.size());
+        for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+          const JobOutcome &x = a.jobs[i], &y = b.jobs[i];
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, y.start, x.start);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, y.end, x.end);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, y.final_prediction, x.final_prediction);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, y.corrections, x.corrections);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, y.accuracy, x.accuracy);  // exactly
+          changes += x.first_prediction != x.final_prediction;
+        }
+      }
+    }
+    CPPUNIT_ASSERT(changes > 1000);  // the runs did re-predict waiting jobs
   }
   void testDeterministic() {
     const Workload w = random_workload(42, 800, 64, true);

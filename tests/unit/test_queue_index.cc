@@ -273,10 +273,20 @@ void run_groups(std::uint32_t seed, bool shuffled_keys) {
         p.extra = std::min(p.extra, p.free);
       } else {
         q.hide(got);
-        if (rng() % 4 == 0) {  // its group changes while it is hidden
+        const std::uint32_t what = rng() % 8;
+        if (what < 2) {  // its group changes while it is hidden
           const std::uint32_t g = grp[h] != WaitQueue::kNoGroup ? grp[h] : rng() % groups;
           gval[g] = group_value();
           q.set_group_prediction(g, gval[g]);
+        } else if (what == 2) {  // it moves to another group, or none, while hidden
+          const std::uint32_t g = rng() % 3 == 0 ? WaitQueue::kNoGroup : rng() % groups;
+          if (g == WaitQueue::kNoGroup) own[h] = value(int(h));
+          grp[h] = g;
+          q.set_group(got, g);
+        } else if (what == 3) {  // it gets a value of its own while hidden
+          own[h] = 1 + Time(rng() % 8000);
+          grp[h] = WaitQueue::kNoGroup;
+          q.set_prediction(got, own[h]);
         }
       }
     }

@@ -104,7 +104,7 @@ class PredictionBook {
       std::size_t count;
       Time old_prediction;
       Time prediction;
-      std::uint32_t group;
+      std::uint32_t group = kNoGroup;
     };
     virtual bool predictions_changed(const std::vector<Changes>& /*changes*/, Time /*now*/) {
       return false;

@@ -160,7 +160,9 @@ class WaitQueue {
   void set_first_reservation(Slot s, Time t) { pool_[s].first_reservation = t; }
 
   /// Put a waiting job in group `group` (a small number: the caller's, e.g.
-  /// PredictionBook::group_of()), whose planning value becomes its own.
+  /// PredictionBook::group_of()), whose planning value becomes its own
+  /// (give a new group its value with set_group_prediction() first: 0 until
+  /// then).
   /// kNoGroup takes it out (it keeps the group's value). set_prediction()
   /// on a job in a group takes it out first. Only for BackfillOrder::Queue.
   void set_group(Slot s, std::uint32_t group);

@@ -68,6 +68,11 @@ struct SimOptions {
   /// that job ends in this replay's schedule (or when the workload's
   /// session model says), not at its logged time.
   bool feedback = false;
+  /// In queue order with propagation, the wait queue follows the book's
+  /// groups and the accuracy is accounted per group (simulator.cc, "groups").
+  /// Off: each re-predicted job is visited, as before; the runs are the
+  /// same (a unit test compares them), only slower.
+  bool group_values = true;
 };
 
 /// What a feedback replay did with the links of fields 17 and 18.
