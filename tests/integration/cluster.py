@@ -1106,7 +1106,8 @@ class Cluster:
         once KillWait + 2 x MessageTimeout have passed (22.05
         job_mgr.c:_list_find_job_old). That is node cleanup, not
         scheduling, so it is logged and waited for rather than failed."""
-        deadline = time.time() + timeout
+        started = time.time()
+        deadline = started + timeout
         extended = False
         pending = set(job_ids)
         done = {}
@@ -1130,10 +1131,10 @@ class Cluster:
                         "complete message is late or lost); waiting up to %ds "
                         "more for Slurm's re-kill" % (completing, timeout, grace))
                     deadline = time.time() + grace
-                    continue
-                raise ClusterError("jobs %s not finished after %ds:\n%s\n%s" % (
-                    sorted(pending), timeout, self.squeue("%i %T %r %S %N"),
-                    tail(self.ctld_log)))
+                else:
+                    raise ClusterError("jobs %s not finished after %ds:\n%s\n%s" % (
+                        sorted(pending), time.time() - started,
+                        self.squeue("%i %T %r %S %N"), tail(self.ctld_log)))
             if not self.slurmctld_alive():
                 raise ClusterError("slurmctld died\n%s" % tail(self.ctld_log))
             time.sleep(0.5)
