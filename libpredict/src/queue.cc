@@ -23,6 +23,25 @@ std::vector<std::int64_t> default_classes() {
   return b;
 }
 
+// One more or one fewer of `key` in v, counts by key in ascending order (a
+// key whose count reaches 0 goes). Adding the largest key yet is an append.
+template <class K>
+void count_sorted(std::vector<std::pair<K, std::uint32_t>>& v, K key, int delta) {
+  if (delta > 0 && (v.empty() || v.back().first < key)) {
+    v.emplace_back(key, 1);
+    return;
+  }
+  auto it = std::lower_bound(v.begin(), v.end(), key,
+                             [](const auto& x, K k) { return x.first < k; });
+  if (delta > 0) {
+    if (it != v.end() && it->first == key) ++it->second;
+    else v.insert(it, {key, 1});
+    return;
+  }
+  assert(it != v.end() && it->first == key && it->second > 0);
+  if (--it->second == 0) v.erase(it);
+}
+
 std::uint32_t pow2_at_least(std::uint64_t n) {
   std::uint32_t c = 64;
   while (c < n) c *= 2;
@@ -84,8 +103,6 @@ void WaitQueue::erase(Slot s) {
   mark(p, false);
   const bool was_hidden = e.hidden;
   if (e.group != kNoGroup) {
-    Group& g = groups_[e.group];
-    --g.jobs;
     group_leaf(e.group, p, -1);
     e.group = kNoGroup;
   }
@@ -142,8 +159,7 @@ void WaitQueue::set_group(Slot s, std::uint32_t group) {
   if (e.group != kNoGroup) ungroup(s);
   if (group == kNoGroup) return;
   if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
-  Group& g = groups_[group];
-  ++g.jobs;
+  const Group& g = groups_[group];
   e.group = group;
   e.gver = g.ver;
   e.prediction = g.value;
@@ -171,29 +187,13 @@ void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
 void WaitQueue::ungroup(Slot s) {
   sync(s);
   Entry& e = pool_[s];
-  Group& g = groups_[e.group];
-  --g.jobs;
   group_leaf(e.group, e.position, -1);
   e.group = kNoGroup;
   set_cell(e.position, s);  // the same value, now its own
 }
 
 void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delta) const {
-  auto& v = groups_[group].leaves;
-  const std::uint32_t leaf = position / kBlock;
-  if (delta > 0 && (v.empty() || v.back().first < leaf)) {
-    v.emplace_back(leaf, 1);
-    return;
-  }
-  auto it = std::lower_bound(v.begin(), v.end(), leaf,
-                             [](const auto& x, std::uint32_t l) { return x.first < l; });
-  if (delta > 0) {
-    if (it != v.end() && it->first == leaf) ++it->second;
-    else v.insert(it, {leaf, 1});
-    return;
-  }
-  assert(it != v.end() && it->first == leaf && it->second > 0);
-  if (--it->second == 0) v.erase(it);
+  count_sorted(groups_[group].leaves, position / kBlock, delta);
 }
 
 void WaitQueue::regroup_leaves() const {
@@ -205,15 +205,7 @@ void WaitQueue::regroup_leaves() const {
 }
 
 void WaitQueue::count_large_width(std::int64_t width, int delta) {
-  auto w = std::lower_bound(widths_.begin(), widths_.end(), width,
-                            [](const auto& e, std::int64_t v) { return e.first < v; });
-  if (delta > 0) {
-    if (w != widths_.end() && w->first == width) ++w->second;
-    else widths_.insert(w, {width, 1});
-    return;
-  }
-  assert(w != widths_.end() && w->first == width && w->second > 0);
-  if (--w->second == 0) widths_.erase(w);
+  count_sorted(widths_, width, delta);
 }
 
 void WaitQueue::find_min_width() {

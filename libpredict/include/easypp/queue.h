@@ -288,7 +288,6 @@ class WaitQueue {
   struct Group {
     Time value = 0;
     std::uint32_t ver = 0;
-    std::uint32_t jobs = 0;
     // The index leaves holding its jobs (ascending) and how many each: a
     // user's jobs arrive together, so mostly one append per 32 jobs.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> leaves;
