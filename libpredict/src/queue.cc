@@ -86,7 +86,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
   }
   place(s, position);
   if (pred_set_on_) pred_insert(s);
-  if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);
+  if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);  // (in no group yet)
   return s;
 }
 
@@ -103,7 +103,7 @@ void WaitQueue::erase(Slot s) {
   mark(p, false);
   const bool was_hidden = e.hidden;
   if (e.group != kNoGroup) {
-    group_leaf(e.group, p, -1);
+    if (indexed()) group_leaf(e.group, p, -1);
     e.group = kNoGroup;
   }
   e.live = false;
@@ -113,9 +113,8 @@ void WaitQueue::erase(Slot s) {
     set_cell(p, kNoSlot);
     tree_touch(p);
   } else if (order_ == BackfillOrder::ShortestPrediction && !was_hidden) {
-    // (A hidden job left its width's heap when it was hidden.)
-    sj_remove(s);
-    se_remove(s);
+    // (A hidden job left its width's heap, or its run, when it was hidden.)
+    sj_leave(s);
   }
   free_.push_back(s);
   --size_;
@@ -153,7 +152,8 @@ void WaitQueue::set_prediction(Slot s, Time p) {
 // --- groups ----------------------------------------------------------------------
 
 void WaitQueue::set_group(Slot s, std::uint32_t group) {
-  assert(indexed() && s < pool_.size() && pool_[s].live);
+  assert((indexed() || runs_on()) && s < pool_.size() && pool_[s].live);
+  assert(!pred_set_on_);  // the ordered set keeps a value per job
   Entry& e = pool_[s];
   if (e.group == group) return;
   if (e.group != kNoGroup) ungroup(s);
@@ -163,19 +163,41 @@ void WaitQueue::set_group(Slot s, std::uint32_t group) {
   e.group = group;
   e.gver = g.ver;
   e.prediction = g.value;
+  if (runs_on()) {
+    // From its own heap items into its run (a hidden job joins it when
+    // unhide_all() puts it back).
+    if (e.hidden) return;
+    sj_remove(s);
+    se_remove(s);
+    run_add(s);
+    return;
+  }
   group_leaf(group, e.position, +1);
   set_cell(e.position, s);
   tree_touch(e.position);
 }
 
 void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
-  assert(indexed());
+  assert(indexed() || runs_on());
   if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
   Group& g = groups_[group];
   if (g.value == p) return;
   const bool longer = p > g.value;
   g.value = p;
   ++g.ver;
+  if (runs_on()) {
+    // Its runs move in the heaps as one job would (at the next query).
+    for (const std::uint32_t id : g.runs) {
+      const Run& run = runs_[id];
+      if (!run.in_heaps) continue;
+      Entry& pe = pool_[run.pseudo];
+      pe.prediction = p;
+      ++pe.gen;
+      sj_update(run.pseudo);
+      se_update(run.pseudo);
+    }
+    return;
+  }
   // The index keeps lower bounds of the values (a probe skips a subtree
   // only when its bound is over the limit): a longer value leaves them
   // true, so only a shorter one recomputes the leaves. (A leaf takes the
@@ -187,6 +209,17 @@ void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
 void WaitQueue::ungroup(Slot s) {
   sync(s);
   Entry& e = pool_[s];
+  if (runs_on()) {
+    // From its run to heap items of its own (a hidden job is in neither).
+    const bool was_in = in_run(s);
+    if (was_in) run_remove(s);
+    e.group = kNoGroup;
+    if (was_in) {
+      ++e.gen;
+      sj_push(s);
+    }
+    return;
+  }
   group_leaf(e.group, e.position, -1);
   e.group = kNoGroup;
   set_cell(e.position, s);  // the same value, now its own
@@ -194,6 +227,134 @@ void WaitQueue::ungroup(Slot s) {
 
 void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delta) const {
   count_sorted(groups_[group].leaves, position / kBlock, delta);
+}
+
+// --- SJBF runs ---------------------------------------------------------------------
+
+void WaitQueue::sj_enter(Slot s) {
+  if (runs_on() && pool_[s].group != kNoGroup) run_add(s);
+  else sj_push(s);
+}
+
+void WaitQueue::sj_leave(Slot s) {
+  if (in_run(s)) {
+    run_remove(s);
+  } else {
+    sj_remove(s);
+    se_remove(s);
+  }
+}
+
+void WaitQueue::run_add(Slot s) {
+  const Entry e = pool_[s];  // (a copy: a new run's entry may move the pool)
+  std::uint32_t id = kNoRun;
+  for (const std::uint32_t r : groups_[e.group].runs) {
+    const Entry& pe = pool_[runs_[r].pseudo];
+    if (pe.width == e.width && pe.estimate == e.estimate) {
+      id = r;
+      break;
+    }
+  }
+  if (id == kNoRun) {
+    id = std::uint32_t(runs_.size());
+    Slot ps;
+    if (!free_.empty()) {
+      ps = free_.back();
+      free_.pop_back();
+    } else {
+      ps = Slot(pool_.size());
+      pool_.emplace_back();
+    }
+    Entry& pe = pool_[ps];
+    const std::uint32_t gen = pe.gen + 1;
+    pe = Entry{};
+    pe.handle = JobHandle(id);
+    pe.estimate = e.estimate;
+    pe.width = e.width;
+    pe.gen = gen;
+    pe.is_run = true;
+    Run run;
+    run.group = e.group;
+    run.pseudo = ps;
+    runs_.push_back(std::move(run));
+    groups_[e.group].runs.push_back(id);
+  }
+  if (run_of_.size() < pool_.size()) {
+    run_of_.resize(pool_.size(), kNoRun);
+    rstamp_.resize(pool_.size(), 0);
+  }
+  Run& run = runs_[id];
+  run_of_[s] = id;
+  run.members.push_back(RunMember{e.position, s, ++rstamp_[s]});
+  std::push_heap(run.members.begin(), run.members.end(), MemberAfter());
+  ++run.count;
+  if (!run.in_heaps || e.position < pool_[run.pseudo].position) run_place(id);
+}
+
+void WaitQueue::run_remove(Slot s) {
+  const std::uint32_t id = run_of_[s];
+  Run& run = runs_[id];
+  run_of_[s] = kNoRun;  // its record is stale from now on
+  --run.count;
+  if (pool_[run.pseudo].position == pool_[s].position) {
+    run_place(id);  // it was the first
+  } else if (run.members.size() > 2 * std::size_t(run.count) + 16) {
+    // Stale records outnumber the jobs: keep the live ones (the top stays).
+    auto& m = run.members;
+    m.erase(std::remove_if(m.begin(), m.end(),
+                           [&](const RunMember& x) {
+                             return run_of_[x.slot] != id || rstamp_[x.slot] != x.stamp;
+                           }),
+            m.end());
+    std::make_heap(m.begin(), m.end(), MemberAfter());
+  }
+}
+
+void WaitQueue::run_top(std::uint32_t id) const {
+  Run& run = runs_[id];
+  auto& m = run.members;
+  while (!m.empty() && (run_of_[m.front().slot] != id || rstamp_[m.front().slot] != m.front().stamp)) {
+    std::pop_heap(m.begin(), m.end(), MemberAfter());
+    m.pop_back();
+  }
+}
+
+void WaitQueue::run_place(std::uint32_t id) {
+  Run& run = runs_[id];
+  const Slot ps = run.pseudo;
+  if (run.in_heaps) {
+    sj_remove(ps);
+    se_remove(ps);
+    run.in_heaps = false;
+  }
+  run_top(id);
+  if (run.count == 0) {
+    assert(run.members.empty());
+    run.members.clear();
+    return;
+  }
+  Entry& pe = pool_[ps];
+  pe.position = run.members.front().position;
+  pe.prediction = groups_[run.group].value;
+  ++pe.gen;
+  sj_push(ps);
+  run.in_heaps = true;
+}
+
+void WaitQueue::runs_renumbered() const {
+  for (std::uint32_t id = 0; id < runs_.size(); ++id) {
+    Run& run = runs_[id];
+    auto& m = run.members;
+    m.erase(std::remove_if(m.begin(), m.end(),
+                           [&](const RunMember& x) {
+                             return run_of_[x.slot] != id || rstamp_[x.slot] != x.stamp;
+                           }),
+            m.end());
+    for (RunMember& x : m) x.position = pool_[x.slot].position;
+    std::make_heap(m.begin(), m.end(), MemberAfter());
+    assert(m.size() == run.count);
+    if (!m.empty()) pool_[run.pseudo].position = m.front().position;
+  }
 }
 
 void WaitQueue::regroup_leaves() const {
@@ -227,6 +388,7 @@ WaitQueue::QueueRange WaitQueue::queue_order() const {
 
 const WaitQueue::PredSet& WaitQueue::prediction_order() {
   assert(order_ == BackfillOrder::ShortestPrediction);
+  assert(runs_.empty());  // the set keeps a value per job: no groups (set_group)
   if (!pred_set_on_) {
     pred_set_on_ = true;
     for (Slot s = 0; s < pool_.size(); ++s)
@@ -319,7 +481,8 @@ void WaitQueue::renumber() const {
     if (indexed()) set_cell(i, order[i]);
   }
   if (indexed()) tree_rebuild();
-  if (!groups_.empty()) regroup_leaves();
+  if (indexed() && !groups_.empty()) regroup_leaves();
+  if (!runs_.empty()) runs_renumbered();  // (before the heaps read the positions)
   next_ = n;
   stale_ = false;
   // The next automatic position comes after every job's: in order only if
@@ -336,7 +499,7 @@ void WaitQueue::place(Slot s, std::uint32_t p) {
   at_[p] = s;
   pool_[s].position = p;
   mark(p, true);
-  if (pool_[s].group != kNoGroup) group_leaf(pool_[s].group, p, +1);
+  if (indexed() && pool_[s].group != kNoGroup) group_leaf(pool_[s].group, p, +1);
   if (indexed()) {
     set_cell(p, s);
     tree_touch(p);
@@ -543,7 +706,7 @@ std::uint32_t WaitQueue::sj_rank(std::int64_t width) {
   sj_.pending.list.resize(sj_.heaps.size());  // (all empty: flushed above)
   sj_.pending.listed.resize(sj_.heaps.size(), 0);
   for (Slot s = 0; s < wrank_.size(); ++s)
-    if (pool_[s].live && wrank_[s] >= r) ++wrank_[s];
+    if ((pool_[s].live || pool_[s].is_run) && wrank_[s] >= r) ++wrank_[s];
   // Widths below 2^16 find their rank in a table.
   std::int64_t top = 0;
   for (std::int64_t w : sj_.widths)
@@ -790,8 +953,9 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
     if (a.slot == kNoSlot) return kNoSlot;
     // The first job of width <= F in SJBF order has the smallest prediction
     // among them: if it fails test (a), they all do.
-    if (a.prediction <= p.limit) return a.slot;
-    return rg < 0 ? kNoSlot : sj_best_upto(std::uint32_t(rg)).slot;
+    if (a.prediction <= p.limit) return job_of(a.slot);
+    const Slot b = rg < 0 ? kNoSlot : sj_best_upto(std::uint32_t(rg)).slot;
+    return b == kNoSlot ? kNoSlot : job_of(b);
   }
   // By estimate: the first of width <= E (any estimate), or the first of
   // width <= F whose estimate class is the limit's or below, if it comes
@@ -806,14 +970,16 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   }
   se_flush();
   const std::uint32_t klass = se_class(p.limit);
-  // (Hiding a job wider than E leaves b as it is.)
+  // (Hiding a job wider than E leaves b as it is, and b's run too: a run's
+  // jobs share their width.)
   const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
   for (;;) {
     const HeapItem a = se_best(std::uint32_t(rf), klass);
-    if (a.slot == kNoSlot || !better(a, b)) return b.slot;
-    if (pool_[a.slot].estimate <= p.limit) return a.slot;
+    if (a.slot == kNoSlot || !better(a, b)) return b.slot == kNoSlot ? kNoSlot : job_of(b.slot);
+    const Slot j = job_of(a.slot);
+    if (pool_[j].estimate <= p.limit) return j;
     ++se_.waste;
-    hide(a.slot);
+    hide(j);
     se_flush();
   }
 }
@@ -867,11 +1033,17 @@ void WaitQueue::se_build() const {
   se_.stale.heaps.clear();
   se_.stale.flag.assign(pool_.size(), 0);
   if (se_.klass.size() < pool_.size()) se_.klass.resize(pool_.size());
+  // (The classes come from the jobs; the runs' entries stand for theirs in
+  // the buckets.)
   for (Slot s = 0; s < pool_.size(); ++s) {
     const Entry& e = pool_[s];
-    if (!e.live) continue;
+    if (e.is_run) {
+      if (!runs_[std::size_t(e.handle)].in_heaps) continue;
+    } else if (!e.live) {
+      continue;
+    }
     se_.klass[s] = se_class(e.estimate);
-    if (e.hidden) continue;  // pushed again by unhide_all()
+    if (e.hidden || in_run(s)) continue;  // pushed again by unhide_all(); in its run's item
     const std::size_t b = std::size_t(wrank_[s]) * se_.classes + se_.klass[s];
     se_.bucket[b].push_back(HeapItem{e.prediction, e.position, s, e.gen});
   }
@@ -993,8 +1165,7 @@ void WaitQueue::hide(Slot s) {
     e.hidden = true;
     ++e.gen;
     sj_.popped.emplace_back(s, e.gen);
-    sj_remove(s);
-    se_remove(s);
+    sj_leave(s);
     return;
   }
   e.hidden = true;
@@ -1020,7 +1191,7 @@ void WaitQueue::unhide_all() {
     Entry& e = pool_[s];
     if (!e.live || e.gen != gen) continue;
     e.hidden = false;
-    sj_push(s);
+    sj_enter(s);
   }
   sj_.popped.clear();
 }

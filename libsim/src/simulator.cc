@@ -168,13 +168,14 @@ struct Simulator::Impl : PredictionBook::Listener {
 
   // --- groups: a user's waiting jobs of one estimate -------------------------------
   // With propagation the book keeps one planning value per group and
-  // reports one change per group (PredictionBook::Listener::Changes). In
-  // queue order the wait queue holds the groups too (WaitQueue::set_group):
-  // a change costs the index leaves of its jobs, not the jobs. Their
-  // accuracy is accounted when they leave the group (start), from the
-  // group's list of changes since they joined: the same additions in the
-  // same order as one per change, so the same sums. (SJBF orders keep a
-  // value per job: there a change still visits each job.)
+  // reports one change per group (PredictionBook::Listener::Changes). The
+  // wait queue holds the groups too (WaitQueue::set_group): a change costs
+  // the index leaves of its jobs (queue order) or its runs (SJBF), not the
+  // jobs. Their accuracy is accounted when they leave the group (start),
+  // from the group's list of changes since they joined: the same additions
+  // in the same order as one per change, so the same sums. (Passes that
+  // walk the SJBF order as a set, deeper or selective reservations, and
+  // CREASY keep a value per job: there a change still visits each job.)
   struct GroupLog {
     std::vector<std::pair<Time, Time>> changes;  // (when, the value it replaced)
     std::uint32_t jobs = 0;  // its jobs in the queue
@@ -183,8 +184,11 @@ struct Simulator::Impl : PredictionBook::Listener {
   // correct_expired) move jobs between groups as join()/leave() follow:
   // configure(), restore_history() or drop() mid-run would need the book to
   // report departures too.
-  const bool grouped = sim.group_values && cfg.policy.backfill == BackfillOrder::Queue &&
-                       cfg.queue_order != QueueOrder::Creasy;
+  const bool grouped =
+      sim.group_values && cfg.queue_order != QueueOrder::Creasy &&
+      (cfg.policy.backfill == BackfillOrder::Queue ||
+       (cfg.policy.backfill == BackfillOrder::ShortestPrediction && cfg.policy.reservations == 1 &&
+        !cfg.policy.selective.on()));
   std::vector<GroupLog> groups;
   void join(JobHandle h, std::uint32_t g, Time value) {
     assert(st[h].group == PredictionBook::kNoGroup);

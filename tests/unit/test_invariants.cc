@@ -201,8 +201,11 @@ class InvariantTest : public CppUnit::TestFixture {
       g.users = 6;
       g.load = 1.1;
       const Workload w = generate_workload(g, {});
+      // (SJBF, one reservation: a group's jobs of one width are one heap
+      // item; the safe and guarded variants query by estimate.)
       for (const char* name : {"easy-pred", "easy+", "easy-pcor", "easy-pred:queue-order=sjf",
-                               "easy+:propagation=yes:fallback=relative"}) {
+                               "easy+:propagation=yes:fallback=relative", "easy++", "site",
+                               "easy++:safe=yes", "easy++:queue-order=sjf"}) {
         SimOptions per_job;
         per_job.group_values = false;
         const RunResult a = Simulator(w, sched(name)).run();

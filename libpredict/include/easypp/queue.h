@@ -42,6 +42,13 @@
 // index leaves they occupy (each group keeps its leaves and how many of
 // its jobs each holds), not of the jobs: an entry reads the value when it
 // is next looked at (entry()), a leaf when it is next recomputed.
+// In SJBF order (one reservation, prediction_order() never called) a
+// group's visible jobs of one width and estimate form a run, which is one
+// item of the width heaps and estimate buckets, under a pseudo entry of
+// the pool: its jobs share the value and are ordered by position, so only
+// the first can be on top. A change of the group's value re-sifts its
+// runs, not its jobs; a run's first job leaving (started, hidden, erased)
+// moves the run's item to the next one.
 #pragma once
 
 #include <cstdint>
@@ -114,6 +121,7 @@ class WaitQueue {
     std::uint32_t gen = 0;      ///< bumped on every change (SJBF heaps)
     std::uint32_t group = kNoGroup;  ///< set_group(); kNoGroup: its own value
     std::uint32_t gver = 0;     ///< the group's version `prediction` was read at
+    bool is_run = false;        ///< a run's pseudo entry (SJBF groups), never live
   };
 
   /// A waiting job as the orders yield it.
@@ -164,7 +172,10 @@ class WaitQueue {
   /// (give a new group its value with set_group_prediction() first: 0 until
   /// then).
   /// kNoGroup takes it out (it keeps the group's value). set_prediction()
-  /// on a job in a group takes it out first. Only for BackfillOrder::Queue.
+  /// on a job in a group takes it out first. For BackfillOrder::Queue, and
+  /// for ShortestPrediction when prediction_order() is never called (passes
+  /// of one reservation, not selective; it asserts): there a group's jobs
+  /// of one width and estimate are one item of the candidate index.
   void set_group(Slot s, std::uint32_t group);
   /// The planning value of every job in `group` (and of those put in it
   /// later, until the next call).
@@ -291,6 +302,7 @@ class WaitQueue {
     // The index leaves holding its jobs (ascending) and how many each: a
     // user's jobs arrive together, so mostly one append per 32 jobs.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> leaves;
+    std::vector<std::uint32_t> runs;  // SJBF: its runs (one per width and estimate)
   };
   mutable std::vector<Group> groups_;  // mutable: regroup_leaves() in a renumbering
   void sync(Slot s) const {
@@ -304,6 +316,45 @@ class WaitQueue {
   void group_leaf(std::uint32_t group, std::uint32_t position, int delta) const;
   void ungroup(Slot s);  // out of its group, keeping the value (synced)
   void regroup_leaves() const;  // every group's leaves anew (after a renumbering)
+
+  // --- SJBF runs (see the file comment) -----------------------------------------
+  // A run's jobs: (position, slot, stamp) in a min-heap by position, with
+  // stale records (jobs that left) dropped when they reach the top or when
+  // they outnumber the jobs; a record counts while the slot's run_of_ and
+  // rstamp_ still match it. The pseudo entry holds the group's value, the
+  // estimate, the width and the first job's position; it is in the heaps
+  // while the run has a job.
+  static constexpr std::uint32_t kNoRun = ~std::uint32_t(0);
+  struct RunMember {
+    std::uint32_t position;
+    Slot slot;
+    std::uint32_t stamp;
+  };
+  struct MemberAfter {  // std heap functions: the smallest position on top
+    bool operator()(const RunMember& a, const RunMember& b) const { return a.position > b.position; }
+  };
+  struct Run {
+    std::uint32_t group = 0;
+    Slot pseudo = kNoSlot;    // its entry (handle: the run's number)
+    std::uint32_t count = 0;  // its jobs (visible, live)
+    bool in_heaps = false;    // count > 0, once run_place() ran
+    std::vector<RunMember> members;
+  };
+  mutable std::vector<Run> runs_;              // mutable: positions follow a renumbering
+  std::vector<std::uint32_t> run_of_;          // per slot: its run, kNoRun if none
+  std::vector<std::uint32_t> rstamp_;          // per slot: bumped at each join
+  bool runs_on() const { return order_ == BackfillOrder::ShortestPrediction; }
+  bool in_run(Slot s) const { return s < run_of_.size() && run_of_[s] != kNoRun; }
+  Slot job_of(Slot s) const {  // a heap item's job: a run's first
+    return pool_[s].is_run ? at_[pool_[s].position] : s;
+  }
+  void sj_enter(Slot s);   // into the SJBF heaps (its run, if grouped)
+  void sj_leave(Slot s);   // out of them
+  void run_add(Slot s);
+  void run_remove(Slot s);
+  void run_top(std::uint32_t run) const;  // drop stale records on top
+  void run_place(std::uint32_t run);      // the pseudo entry follows its first job
+  void runs_renumbered() const;           // records' positions anew
   std::vector<Slot> free_;
   std::size_t size_ = 0;
   std::vector<Slot> hidden_;
