@@ -54,7 +54,7 @@ WaitQueue::WaitQueue(BackfillOrder order) : order_(order) { tree_.bounds = defau
 
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
                                 std::int64_t width, Time since, Time first_reservation,
-                                std::uint32_t position) {
+                                std::uint32_t position, std::uint32_t group) {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -65,6 +65,14 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
   }
   const std::uint32_t gen = pool_[s].gen + 1;
   pool_[s] = Entry{h, key, prediction, estimate, width, since, first_reservation, true, false, 0, gen};
+  if (group != kNoGroup) {  // (as set_group() would, without a move)
+    assert((indexed() || runs_on()) && !pred_set_on_);
+    if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
+    Entry& e = pool_[s];
+    e.group = group;
+    e.gver = groups_[group].ver;
+    e.prediction = groups_[group].value;
+  }
   count_width(width, +1);
   ++size_;
   if (position == kAutoPosition) {
@@ -86,7 +94,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
   }
   place(s, position);
   if (pred_set_on_) pred_insert(s);
-  if (order_ == BackfillOrder::ShortestPrediction) sj_push(s);  // (in no group yet)
+  if (order_ == BackfillOrder::ShortestPrediction) sj_enter(s);
   return s;
 }
 
@@ -248,22 +256,29 @@ void WaitQueue::sj_leave(Slot s) {
 void WaitQueue::run_add(Slot s) {
   const Entry e = pool_[s];  // (a copy: a new run's entry may move the pool)
   std::uint32_t id = kNoRun;
-  for (const std::uint32_t r : groups_[e.group].runs) {
-    const Entry& pe = pool_[runs_[r].pseudo];
-    if (pe.width == e.width && pe.estimate == e.estimate) {
+  for (const std::uint32_t r : groups_[e.group].runs) {  // (its runs with jobs: few)
+    if (runs_[r].width == e.width && runs_[r].estimate == e.estimate) {
       id = r;
       break;
     }
   }
   if (id == kNoRun) {
-    id = std::uint32_t(runs_.size());
+    // A run without jobs again, or a new one with its entry.
     Slot ps;
-    if (!free_.empty()) {
-      ps = free_.back();
-      free_.pop_back();
+    if (!free_runs_.empty()) {
+      id = free_runs_.back();
+      free_runs_.pop_back();
+      ps = runs_[id].pseudo;
     } else {
-      ps = Slot(pool_.size());
-      pool_.emplace_back();
+      id = std::uint32_t(runs_.size());
+      if (!free_.empty()) {
+        ps = free_.back();
+        free_.pop_back();
+      } else {
+        ps = Slot(pool_.size());
+        pool_.emplace_back();
+      }
+      runs_.emplace_back();
     }
     Entry& pe = pool_[ps];
     const std::uint32_t gen = pe.gen + 1;
@@ -273,10 +288,12 @@ void WaitQueue::run_add(Slot s) {
     pe.width = e.width;
     pe.gen = gen;
     pe.is_run = true;
-    Run run;
+    Run& run = runs_[id];
     run.group = e.group;
     run.pseudo = ps;
-    runs_.push_back(std::move(run));
+    run.width = e.width;
+    run.estimate = e.estimate;
+    assert(run.count == 0 && run.members.empty() && !run.in_heaps);
     groups_[e.group].runs.push_back(id);
   }
   if (run_of_.size() < pool_.size()) {
@@ -322,38 +339,56 @@ void WaitQueue::run_top(std::uint32_t id) const {
 void WaitQueue::run_place(std::uint32_t id) {
   Run& run = runs_[id];
   const Slot ps = run.pseudo;
-  if (run.in_heaps) {
-    sj_remove(ps);
-    se_remove(ps);
-    run.in_heaps = false;
-  }
   run_top(id);
   if (run.count == 0) {
+    // Out of the heaps and of its group, for the next run to take.
     assert(run.members.empty());
     run.members.clear();
+    if (run.in_heaps) {
+      sj_remove(ps);
+      se_remove(ps);
+      run.in_heaps = false;
+    }
+    std::vector<std::uint32_t>& of_group = groups_[run.group].runs;
+    const auto at = std::find(of_group.begin(), of_group.end(), id);
+    assert(at != of_group.end());
+    *at = of_group.back();
+    of_group.pop_back();
+    free_runs_.push_back(id);
     return;
   }
   Entry& pe = pool_[ps];
   pe.position = run.members.front().position;
   pe.prediction = groups_[run.group].value;
   ++pe.gen;
-  sj_push(ps);
-  run.in_heaps = true;
+  if (!run.in_heaps) {
+    sj_push(ps);
+    run.in_heaps = true;
+    return;
+  }
+  // In place: one sift in its width heap and in its bucket (the reserved
+  // head, hidden and put back every pass, is often a run's first job). A
+  // pending listing of it stays: applying it again changes nothing.
+  const HeapItem v{pe.prediction, pe.position, ps, pe.gen};
+  const std::uint32_t r = wrank_[ps];
+  if (heap_set(sj_.heaps[r], hpos_, v)) sj_fix(r);
+  if (se_.on && !se_.dirty) {
+    const std::size_t b = std::size_t(r) * se_.classes + se_.klass[ps];
+    if (heap_set(se_.bucket[b], se_.bpos, v)) se_changed(b);
+  }
 }
 
-void WaitQueue::runs_renumbered() const {
-  for (std::uint32_t id = 0; id < runs_.size(); ++id) {
-    Run& run = runs_[id];
-    auto& m = run.members;
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [&](const RunMember& x) {
-                             return run_of_[x.slot] != id || rstamp_[x.slot] != x.stamp;
-                           }),
-            m.end());
-    for (RunMember& x : m) x.position = pool_[x.slot].position;
-    std::make_heap(m.begin(), m.end(), MemberAfter());
-    assert(m.size() == run.count);
-    if (!m.empty()) pool_[run.pseudo].position = m.front().position;
+void WaitQueue::runs_renumbered(const std::vector<Slot>& order) const {
+  // Each run's records anew from its jobs, which `order` gives in queue
+  // order: ascending positions, a heap as they come. (The runs without
+  // jobs hold no record.)
+  for (const Slot s : order)
+    if (in_run(s)) runs_[run_of_[s]].members.clear();
+  for (const Slot s : order) {
+    if (!in_run(s)) continue;
+    Run& run = runs_[run_of_[s]];
+    run.members.push_back(RunMember{pool_[s].position, s, rstamp_[s]});
+    if (run.members.size() == 1) pool_[run.pseudo].position = pool_[s].position;
   }
 }
 
@@ -482,7 +517,7 @@ void WaitQueue::renumber() const {
   }
   if (indexed()) tree_rebuild();
   if (indexed() && !groups_.empty()) regroup_leaves();
-  if (!runs_.empty()) runs_renumbered();  // (before the heaps read the positions)
+  if (!runs_.empty()) runs_renumbered(order);  // (before the heaps read the positions)
   next_ = n;
   stale_ = false;
   // The next automatic position comes after every job's: in order only if
@@ -875,6 +910,16 @@ bool WaitQueue::heap_remove(std::vector<HeapItem>& h, std::vector<std::uint32_t>
     if (heap_up(h, at, i) == i) heap_down(h, at, i);
   }
   return i == 0;
+}
+
+bool WaitQueue::heap_set(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, const HeapItem& v) {
+  const std::uint32_t i = at[v.slot];
+  assert(i < h.size() && h[i].slot == v.slot);
+  if (i >= h.size() || h[i].slot != v.slot) return false;
+  h[i] = v;
+  std::uint32_t to = heap_up(h, at, i);
+  if (to == i) to = heap_down(h, at, i);
+  return i == 0 || to == 0;
 }
 
 bool WaitQueue::heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s,

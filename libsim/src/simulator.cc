@@ -257,12 +257,13 @@ struct Simulator::Impl : PredictionBook::Listener {
                              ? QueueKey{submit, std::int64_t(h)}
                              : QueueKey{j.estimate, std::int64_t(h)};
     const Time value = p.prediction;  // (p: the book's, maybe moved by the next call)
+    // A grouped job goes into its group as it is pushed (join()'s
+    // set_group() then finds it there).
+    const std::uint32_t g = grouped ? book.group_of(h) : PredictionBook::kNoGroup;
+    if (g != PredictionBook::kNoGroup) queue.set_group_prediction(g, value);
     st[h].slot = queue.push(h, key, value, j.estimate, j.size, p.since, kNever,
-                            sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h]);
-    if (grouped) {
-      const std::uint32_t g = book.group_of(h);
-      if (g != PredictionBook::kNoGroup) join(h, g, value);
-    }
+                            sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h], g);
+    if (g != PredictionBook::kNoGroup) join(h, g, value);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
   }
 

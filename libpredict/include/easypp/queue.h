@@ -148,9 +148,11 @@ class WaitQueue {
   /// gives one); by default the queue numbers jobs in push order, which is
   /// right when they are pushed in queue order (FCFS arrivals, the plugin's
   /// rebuilt queue) and costs a renumbering of the queue when they are not.
+  /// `group`: put it in that group at once (as set_group() would, but
+  /// without first indexing it on its own); `prediction` is then unused.
   Slot push(JobHandle h, QueueKey key, Time prediction, Time estimate, std::int64_t width = 0,
             Time since = kNever, Time first_reservation = kNever,
-            std::uint32_t position = kAutoPosition);
+            std::uint32_t position = kAutoPosition, std::uint32_t group = kNoGroup);
   void erase(Slot s);
   void set_prediction(Slot s, Time p);
   /// Hints for a caller about to set_prediction() many jobs whose slots lie
@@ -302,7 +304,7 @@ class WaitQueue {
     // The index leaves holding its jobs (ascending) and how many each: a
     // user's jobs arrive together, so mostly one append per 32 jobs.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> leaves;
-    std::vector<std::uint32_t> runs;  // SJBF: its runs (one per width and estimate)
+    std::vector<std::uint32_t> runs;  // SJBF: its runs with jobs (one per width and estimate)
   };
   mutable std::vector<Group> groups_;  // mutable: regroup_leaves() in a renumbering
   void sync(Slot s) const {
@@ -338,9 +340,12 @@ class WaitQueue {
     Slot pseudo = kNoSlot;    // its entry (handle: the run's number)
     std::uint32_t count = 0;  // its jobs (visible, live)
     bool in_heaps = false;    // count > 0, once run_place() ran
+    std::int64_t width = 0;   // its jobs'
+    Time estimate = 0;        // its jobs'
     std::vector<RunMember> members;
   };
   mutable std::vector<Run> runs_;              // mutable: positions follow a renumbering
+  std::vector<std::uint32_t> free_runs_;       // runs without jobs (out of their group's list)
   std::vector<std::uint32_t> run_of_;          // per slot: its run, kNoRun if none
   std::vector<std::uint32_t> rstamp_;          // per slot: bumped at each join
   bool runs_on() const { return order_ == BackfillOrder::ShortestPrediction; }
@@ -354,7 +359,7 @@ class WaitQueue {
   void run_remove(Slot s);
   void run_top(std::uint32_t run) const;  // drop stale records on top
   void run_place(std::uint32_t run);      // the pseudo entry follows its first job
-  void runs_renumbered() const;           // records' positions anew
+  void runs_renumbered(const std::vector<Slot>& order) const;  // records anew (jobs in queue order)
   std::vector<Slot> free_;
   std::size_t size_ = 0;
   std::vector<Slot> hidden_;
@@ -583,6 +588,8 @@ class WaitQueue {
   static bool heap_remove(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s);
   static bool heap_update(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at, Slot s,
                           Time prediction, std::uint32_t gen);
+  static bool heap_set(std::vector<HeapItem>& h, std::vector<std::uint32_t>& at,
+                       const HeapItem& v);  // v.slot's item becomes v
   void sj_remove(Slot s);  // out of its width's heap
   void sj_update(Slot s);  // its prediction changed: pending until its rank is read
   // Into heap h (`at`: each item's index), the current values of the slots
