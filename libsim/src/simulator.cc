@@ -5,6 +5,9 @@
 #include <chrono>
 #include <map>
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+
 #include "easypp/creasy.h"
 #include "easypp/prediction_book.h"
 #include "easypp/sim/feedback.h"
@@ -29,12 +32,68 @@ struct Termination {
 struct SimJob {
   WaitQueue::Slot slot = WaitQueue::kNoSlot;
   Time acc_since = 0;
-  double acc_sum = 0;
+  AccuracySum acc;
   // Grouped (see Impl::groups): its group, and where the group's changes
-  // stood when it joined (the later ones are accounted when it leaves).
+  // stood when it joined (the later ones are accounted when it leaves:
+  // meanwhile `acc` holds its sum less the group's sums then).
   std::uint32_t group = PredictionBook::kNoGroup;
   std::uint32_t since_change = 0;
 };
+
+// A group's re-predictions as accuracy terms (AccuracySum), in a search
+// tree by prediction whose nodes keep their subtree's sums: for a runtime
+// r, the terms of the changes whose prediction is <= r (p*dt) and of the
+// others (dt/p) are one descent away, whatever the number of changes.
+struct ChangeTerms {
+  AccuracySum::u128 a = 0, b = 0;
+};
+template <class NodeCItr, class NodeItr, class CmpFn, class Alloc>
+struct ChangeSumsUpdate {
+  using metadata_type = ChangeTerms;
+  void operator()(NodeItr it, NodeCItr end) {
+    ChangeTerms m = (*it)->second;
+    const NodeItr l = it.get_l_child(), r = it.get_r_child();
+    if (l != end) {
+      m.a += l.get_metadata().a;
+      m.b += l.get_metadata().b;
+    }
+    if (r != end) {
+      m.a += r.get_metadata().a;
+      m.b += r.get_metadata().b;
+    }
+    const_cast<ChangeTerms&>(it.get_metadata()) = m;
+  }
+  // For runtime r: the a terms of the changes with p <= r, the b terms of
+  // those with p > r.
+  ChangeTerms terms_for(Time r) const {
+    ChangeTerms le, all;
+    NodeCItr n = node_begin();
+    const NodeCItr end = node_end();
+    if (n != end) all = n.get_metadata();
+    while (n != end) {
+      const NodeCItr l = n.get_l_child();
+      if ((*n)->first.first <= r) {
+        if (l != end) {
+          le.a += l.get_metadata().a;
+          le.b += l.get_metadata().b;
+        }
+        le.a += (*n)->second.a;
+        le.b += (*n)->second.b;
+        n = n.get_r_child();
+      } else {
+        n = l;
+      }
+    }
+    return ChangeTerms{le.a, all.b - le.b};
+  }
+  virtual NodeCItr node_begin() const = 0;
+  virtual NodeCItr node_end() const = 0;
+  virtual ~ChangeSumsUpdate() = default;
+};
+// (prediction, change number) -> its terms
+using ChangeTree = __gnu_pbds::tree<std::pair<Time, std::uint32_t>, ChangeTerms,
+                                    std::less<std::pair<Time, std::uint32_t>>,
+                                    __gnu_pbds::rb_tree_tag, ChangeSumsUpdate>;
 
 // Corrections fall due exactly at the predicted end (the simulator's
 // terminations come first at equal times); every runtime is learned, as in
@@ -172,13 +231,22 @@ struct Simulator::Impl : PredictionBook::Listener {
   // wait queue holds the groups too (WaitQueue::set_group): a change costs
   // the index leaves of its jobs (queue order) or its runs (SJBF), not the
   // jobs. Their accuracy is accounted when they leave the group (start),
-  // from the group's list of changes since they joined: the same additions
-  // in the same order as one per change, so the same sums. (Passes that
+  // from the sums of the group's changes since they joined (AccuracySum:
+  // integers, so the same sums as one change at a time). (Passes that
   // walk the SJBF order as a set, deeper or selective reservations, and
   // CREASY keep a value per job: there a change still visits each job.)
+  // Change k's terms are those of the value it replaced over the time
+  // since change k-1 (group-wide; a job's first change after it joined
+  // counts from the job's own start of segment instead, see leave()).
   struct GroupLog {
     std::vector<std::pair<Time, Time>> changes;  // (when, the value it replaced)
+    ChangeTree terms;
     std::uint32_t jobs = 0;  // its jobs in the queue
+    Time span(std::size_t k) const { return k == 0 ? 0 : changes[k].first - changes[k - 1].first; }
+    void clear() {
+      changes.clear();
+      terms.clear();
+    }
   };
   // Only the book calls the simulator makes (arrive, start, finish,
   // correct_expired) move jobs between groups as join()/leave() follow:
@@ -194,36 +262,57 @@ struct Simulator::Impl : PredictionBook::Listener {
     assert(st[h].group == PredictionBook::kNoGroup);
     if (g >= groups.size()) groups.resize(std::size_t(g) + 1);
     GroupLog& l = groups[g];
-    if (l.jobs++ == 0) l.changes.clear();
+    if (l.jobs++ == 0) l.clear();
     st[h].group = g;
     st[h].since_change = std::uint32_t(l.changes.size());
+    const Time r = w.jobs[h].runtime;
+    if (r > 0) {  // (leave() adds the sums then)
+      const ChangeTerms t0 = l.terms.terms_for(r);
+      st[h].acc.a -= t0.a;
+      st[h].acc.b -= t0.b;
+    }
     queue.set_group_prediction(g, value);
     queue.set_group(st[h].slot, g);
   }
   void leave(JobHandle h) {
     SimJob& s = st[h];
     GroupLog& l = groups[s.group];
-    // account() for each change, with the sums in registers and the
-    // runtime converted once (a job waits through thousands of changes on
-    // RICC; calling prediction_accuracy() per change measured 6% slower).
+    // What account() would add for each change since it joined (a job
+    // waits through thousands of changes on RICC: a billion additions in
+    // all), from the sums: those of the group now less those when it
+    // joined, with its first changes' group-wide spans replaced by its own
+    // (from acc_since, changes at or before it adding nothing).
     const Time r = w.jobs[h].runtime;
-    const double rd = double(r);
-    double sum = s.acc_sum;
+    const std::size_t b = l.changes.size();
+    std::size_t k = s.since_change;
     Time since = s.acc_since;
-    for (std::size_t k = s.since_change; k < l.changes.size(); ++k) {
-      const Time t = l.changes[k].first;
-      if (t > since) {
-        const Time p = l.changes[k].second;
-        const double pd = double(p);
-        const double acc = p > 0 && r > 0 ? std::min(pd, rd) / std::max(pd, rd)
-                                          : prediction_accuracy(p, r);
-        sum += acc * double(t - since);
-        since = t;
+    if (r <= 0) {
+      for (; k < b; ++k) {
+        const Time t = l.changes[k].first;
+        if (t > since) {
+          s.acc.add(l.changes[k].second, r, t - since);
+          since = t;
+        }
+      }
+    } else {
+      // (acc holds its sum less the group's sums when it joined, join().)
+      const ChangeTerms now = l.terms.terms_for(r);
+      s.acc.a += now.a;
+      s.acc.b += now.b;
+      auto drop = [&](std::size_t i, Time dt) {
+        const Time p = l.changes[i].second;
+        if (p <= r) s.acc.a -= AccuracySum::a_term(p, dt);
+        else s.acc.b -= AccuracySum::b_term(p, dt);
+      };
+      for (; k < b && l.changes[k].first <= since; ++k) drop(k, l.span(k));
+      if (k < b) {
+        drop(k, l.span(k));
+        s.acc.add(l.changes[k].second, r, l.changes[k].first - since);
+        since = l.changes[b - 1].first;
       }
     }
-    s.acc_sum = sum;
     s.acc_since = since;
-    if (--l.jobs == 0) l.changes.clear();
+    if (--l.jobs == 0) l.clear();
     s.group = PredictionBook::kNoGroup;
   }
   // A job that had a value of its own joined its group (not at arrival:
@@ -237,7 +326,7 @@ struct Simulator::Impl : PredictionBook::Listener {
   void account(JobHandle h, Time p, Time t) {
     SimJob& s = st[h];
     if (t > s.acc_since) {
-      s.acc_sum += prediction_accuracy(p, w.jobs[h].runtime) * double(t - s.acc_since);
+      s.acc.add(p, w.jobs[h].runtime, t - s.acc_since);
       s.acc_since = t;
     }
   }
@@ -278,7 +367,8 @@ struct Simulator::Impl : PredictionBook::Listener {
     o.corrections = p.corr.count;
     o.termination_rank = terminated++;
     const Time span = now - submit_of(h);
-    o.accuracy = span > 0 ? st[h].acc_sum / double(span) : prediction_accuracy(p.prediction, j.runtime);
+    o.accuracy = span > 0 ? st[h].acc.integral(j.runtime) / double(span)
+                          : prediction_accuracy(p.prediction, j.runtime);
     book.finish(h, j.user, j.estimate, j.runtime, now, j.completed);
     if (cfg.policy.selective.mode == Selective::Mode::Adaptive) {
       slowdowns.record(o.start - submit_of(h), j.runtime, j.size, cfg.policy.selective);
@@ -315,7 +405,14 @@ struct Simulator::Impl : PredictionBook::Listener {
     for (const Changes& c : cs) {
       if (grouped && c.group != PredictionBook::kNoGroup) {
         if (c.group >= groups.size()) groups.resize(std::size_t(c.group) + 1);
-        groups[c.group].changes.emplace_back(t, c.old_prediction);
+        GroupLog& l = groups[c.group];
+        const std::uint32_t k = std::uint32_t(l.changes.size());
+        l.changes.emplace_back(t, c.old_prediction);
+        const Time dt = l.span(k);
+        if (dt > 0)  // (nothing to add otherwise)
+          l.terms.insert({{c.old_prediction, k},
+                          ChangeTerms{AccuracySum::a_term(c.old_prediction, dt),
+                                      AccuracySum::b_term(c.old_prediction, dt)}});
         queue.set_group_prediction(c.group, c.prediction);
         continue;
       }

@@ -129,6 +129,7 @@ class InvariantTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCheckerDetectsUnsafeBackfill);
   CPPUNIT_TEST(testDeterministic);
   CPPUNIT_TEST(testGroupedRunIsPerJobRun);
+  CPPUNIT_TEST(testGroupedAccuracyChangeAtJoin);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -224,6 +225,29 @@ class InvariantTest : public CppUnit::TestFixture {
       }
     }
     CPPUNIT_ASSERT(changes > 1000);  // the runs did re-predict waiting jobs
+  }
+  // A group changes at the very second a job joined it: user 1's job A
+  // (runtime 0) starts and ends at t=10, after B arrived then and joined
+  // the group. That change's group-wide span (since the change at t=5,
+  // when D ended) must not count for B, whose segment starts at 10.
+  void testGroupedAccuracyChangeAtJoin() {
+    const Workload w = workload(3, {J{0, 1000, 2000, 1, 2},   // W: one processor busy
+                                    J{1, 30, 600, 3, 1},      // C: waits
+                                    J{1, 2, 600, 1, 1},       // E: backfilled, ends at 3
+                                    J{1, 4, 600, 1, 1},       // D: backfilled, ends at 5
+                                    J{10, 50, 600, 3, 1},     // B: waits with C
+                                    J{10, 0, 600, 1, 1}});    // A: starts and ends at 10
+    for (const char* name : {"easy++", "easy-pred"}) {
+      SimOptions per_job;
+      per_job.group_values = false;
+      const RunResult a = Simulator(w, sched(name)).run();
+      const RunResult b = Simulator(w, sched(name), per_job).run();
+      CPPUNIT_ASSERT_EQUAL(Time(10), a.jobs[5].end);
+      CPPUNIT_ASSERT(a.jobs[4].start > 10);
+      for (std::size_t i = 0; i < a.jobs.size(); ++i)
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(name) + " job " + std::to_string(i),
+                                     b.jobs[i].accuracy, a.jobs[i].accuracy);
+    }
   }
   void testDeterministic() {
     const Workload w = random_workload(42, 800, 64, true);

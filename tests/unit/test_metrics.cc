@@ -1,7 +1,9 @@
 // The metrics of spec section 5, on hand-computed schedules.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "easypp/sim/metrics.h"
 #include "easypp/sim/simulator.h"
@@ -14,6 +16,7 @@ class MetricsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(MetricsTest);
   CPPUNIT_TEST(testBoundedSlowdown);
   CPPUNIT_TEST(testAccuracy);
+  CPPUNIT_TEST(testAccuracySum);
   CPPUNIT_TEST(testHandComputedRun);
   CPPUNIT_TEST(testCategoryThresholds);
   CPPUNIT_TEST(testTimeWeightedAccuracyAndCorrections);
@@ -41,6 +44,43 @@ class MetricsTest : public CppUnit::TestFixture {
     // Short jobs are bounded by 10 s.
     CPPUNIT_ASSERT_DOUBLES_EQUAL(2.1, bounded_slowdown(20, 1), 1e-12);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, bounded_slowdown(2, 1), 1e-12);
+  }
+  // The accuracy integral in integers: the same in any order, and the
+  // integral of prediction_accuracy() to within rounding.
+  void testAccuracySum() {
+    std::uint64_t x = 88172645463325252ull;
+    auto next = [&] {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
+    for (const Time r : {Time(1), Time(37), Time(3600), Time(400000), Time(0)}) {
+      std::vector<std::pair<Time, Time>> seg;  // (p, dt)
+      for (int i = 0; i < 2000; ++i)
+        seg.push_back({Time(next() % 800000) - 5, Time(next() % 100000)});
+      AccuracySum fwd, rev;
+      double plain = 0;
+      for (const auto& [p, dt] : seg) {
+        fwd.add(p, r, dt);
+        plain += prediction_accuracy(p, r) * double(dt);
+      }
+      for (auto it = seg.rbegin(); it != seg.rend(); ++it) rev.add(it->first, r, it->second);
+      CPPUNIT_ASSERT(fwd.a == rev.a && fwd.b == rev.b);
+      CPPUNIT_ASSERT_EQUAL(fwd.integral(r), rev.integral(r));
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(plain, fwd.integral(r), 1e-9 * std::max(1.0, plain));
+      // A sum taken out first and added back later (the simulator's groups).
+      AccuracySum out;
+      out.a -= fwd.a;
+      out.b -= fwd.b;
+      out.a += fwd.a;
+      out.b += fwd.b;
+      CPPUNIT_ASSERT(out.a == 0 && out.b == 0);
+    }
+    AccuracySum z;  // r = 0: only p == 0 counts
+    z.add(0, 0, 10);
+    z.add(5, 0, 30);
+    CPPUNIT_ASSERT_EQUAL(10.0, z.integral(0));
   }
   void testAccuracy() {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, prediction_accuracy(50, 50), 1e-12);

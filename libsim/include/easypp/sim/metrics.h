@@ -141,4 +141,37 @@ inline double prediction_accuracy(Time p, Time r) {
   return std::min(a, b) / std::max(a, b);
 }
 
+/// The time integral of prediction_accuracy(p, r) over the segments a job
+/// spent under each prediction p (runtime r), kept in integers so that its
+/// value does not depend on the order the segments are added in (the
+/// simulator adds a group's re-predictions at once, from prefix sums, and
+/// a job's own one by one: the same result). With r > 0, a segment of
+/// length dt adds p*dt/r when p <= r and r*dt/p when p > r: the integral
+/// is a/r + r*b, with a the sum of p*dt (0 when p <= 0) and b the sum of
+/// dt/p in fixed point (64 fraction bits, each term rounded down: about
+/// 1e-19 per segment). With r <= 0 the accuracy is 1 when p == r, else 0:
+/// `a` sums the time under p == r. (Unsigned: a caller may take a sum out
+/// before it adds a larger one, exactly.)
+struct AccuracySum {
+  using u128 = unsigned __int128;
+  u128 a = 0, b = 0;
+  static u128 a_term(Time p, Time dt) { return p > 0 && dt > 0 ? u128(p) * u128(dt) : 0; }
+  static u128 b_term(Time p, Time dt) {
+    return p > 0 && dt > 0 ? (u128(std::uint64_t(dt)) << 64) / u128(std::uint64_t(p)) : 0;
+  }
+  void add(Time p, Time r, Time dt) {
+    if (r <= 0) {
+      if (p == r && dt > 0) a += u128(dt);
+    } else if (p <= r) {
+      a += a_term(p, dt);
+    } else {
+      b += b_term(p, dt);
+    }
+  }
+  double integral(Time r) const {
+    if (r <= 0) return double(a);
+    return double(a) / double(r) + double(r) * (double(b) * 0x1p-64);
+  }
+};
+
 }  // namespace easypp
