@@ -208,10 +208,12 @@ void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
   }
   // The index keeps lower bounds of the values (a probe skips a subtree
   // only when its bound is over the limit): a longer value leaves them
-  // true, so only a shorter one recomputes the leaves. (A leaf takes the
+  // true, and a shorter one lowers them in place (no leaf recomputed: a
+  // probe that finds nothing in a leaf recomputes it, tree_find). (A leaf takes the
   // longer value when recomputed for another change.)
   if (longer) return;
-  for (const auto& [leaf, jobs] : g.leaves) tree_touch(leaf * kBlock);
+  const std::int32_t v = clamp32(p);
+  for (const Group::Leaf& l : g.leaves) tree_lower(l.leaf, l.klass, v);
 }
 
 void WaitQueue::ungroup(Slot s) {
@@ -234,7 +236,29 @@ void WaitQueue::ungroup(Slot s) {
 }
 
 void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delta) const {
-  count_sorted(groups_[group].leaves, position / kBlock, delta);
+  // (Like count_sorted, with the class.)
+  std::vector<Group::Leaf>& v = groups_[group].leaves;
+  const std::uint32_t leaf = position / kBlock;
+  if (delta > 0) {
+    const std::uint8_t k = class_of(pool_[at_[position]].width);
+    if (v.empty() || v.back().leaf < leaf) {
+      v.push_back(Group::Leaf{leaf, 1, k});
+      return;
+    }
+    auto it = std::lower_bound(v.begin(), v.end(), leaf,
+                               [](const Group::Leaf& x, std::uint32_t l) { return x.leaf < l; });
+    if (it != v.end() && it->leaf == leaf) {
+      ++it->jobs;
+      it->klass = std::min(it->klass, k);
+    } else {
+      v.insert(it, Group::Leaf{leaf, 1, k});
+    }
+    return;
+  }
+  auto it = std::lower_bound(v.begin(), v.end(), leaf,
+                             [](const Group::Leaf& x, std::uint32_t l) { return x.leaf < l; });
+  assert(it != v.end() && it->leaf == leaf && it->jobs > 0);
+  if (--it->jobs == 0) v.erase(it);
 }
 
 // --- SJBF runs ---------------------------------------------------------------------
@@ -643,6 +667,16 @@ void WaitQueue::tree_leaf(std::uint32_t node) const {
   }
 }
 
+void WaitQueue::tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t value) const {
+  const unsigned c = classes();
+  for (std::uint32_t n = tree_.leaves + leaf; n >= 1; n >>= 1) {
+    std::int32_t* p = &tree_.pm_pred[std::size_t(n) * c];
+    // Prefix minima: at or below `value` at klass, so at every class above.
+    if (p[klass] <= value) return;
+    for (unsigned k = klass; k < c; ++k) p[k] = std::min(p[k], value);
+  }
+}
+
 void WaitQueue::tree_merge(std::uint32_t node) const {
   const unsigned c = classes();
   const std::uint32_t l = 2 * node, r = l + 1;
@@ -707,6 +741,9 @@ WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p
       const Entry& e = entry(at_[i]);
       if (p.passes(e.width, e.prediction, e.estimate)) return at_[i];
     }
+    // Its bounds let the probe in for nothing: recomputed at the next
+    // query (they may be lower than its values since tree_lower()).
+    tree_touch(first);
     return kNoSlot;
   }
   const Slot s = tree_find(2 * node, p, cls);

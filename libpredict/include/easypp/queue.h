@@ -301,9 +301,16 @@ class WaitQueue {
   struct Group {
     Time value = 0;
     std::uint32_t ver = 0;
-    // The index leaves holding its jobs (ascending) and how many each: a
-    // user's jobs arrive together, so mostly one append per 32 jobs.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> leaves;
+    // The index leaves holding its jobs (ascending), how many each and the
+    // smallest width class among them (kept while jobs leave: a lower
+    // bound): a user's jobs arrive together, so mostly one append per 32
+    // jobs.
+    struct Leaf {
+      std::uint32_t leaf;
+      std::uint16_t jobs;
+      std::uint8_t klass;
+    };
+    std::vector<Leaf> leaves;
     std::vector<std::uint32_t> runs;  // SJBF: its runs with jobs (one per width and estimate)
   };
   mutable std::vector<Group> groups_;  // mutable: regroup_leaves() in a renumbering
@@ -455,6 +462,9 @@ class WaitQueue {
   void tree_flush() const;                        // recompute what changed since the last
   void tree_rebuild() const;
   void tree_leaf(std::uint32_t node) const;
+  // A leaf's jobs of class >= klass now have a value as short as `value`:
+  // its bounds and those above it lowered in place.
+  void tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t value) const;
   void tree_merge(std::uint32_t node) const;
   Slot tree_find(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
 
