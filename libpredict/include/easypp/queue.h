@@ -34,14 +34,17 @@
 // Jobs the adapter refuses (and the reserved head) are hidden for the rest
 // of the pass (hide(), unhide_all()).
 //
-// Groups (queue order only). With propagation, a user's waiting jobs of one
-// estimate share one planning value (PredictionBook's groups), and each of
-// the user's finishes changes it: on RICC thousands of jobs at a time. A
-// job put in a group (set_group()) takes the group's value, and
-// set_group_prediction() changes it for all of them at the cost of the
-// index leaves they occupy (each group keeps its leaves and how many of
-// its jobs each holds), not of the jobs: an entry reads the value when it
-// is next looked at (entry()), a leaf when it is next recomputed.
+// Groups. With propagation, a user's waiting jobs of one estimate share
+// one planning value (PredictionBook's groups), and each of the user's
+// finishes changes it: on RICC thousands of jobs at a time. A job put in a
+// group (set_group()) takes the group's value, and set_group_prediction()
+// changes it for all of them at the cost of the index leaves they occupy
+// (each group keeps its leaves, how many of its jobs each holds and their
+// smallest width class), not of the jobs: an entry reads the value when it
+// is next looked at (entry()), a leaf when it is next recomputed. The
+// index keeps lower bounds: a longer value changes none, a shorter one
+// lowers the leaves' and their ancestors' bounds in place, and a probe
+// that finds nothing in a leaf has it recomputed.
 // In SJBF order (one reservation, prediction_order() never called) a
 // group's visible jobs of one width and estimate form a run, which is one
 // item of the width heaps and estimate buckets, under a pseudo entry of
