@@ -407,6 +407,8 @@ struct Simulator::Impl : PredictionBook::Listener {
         if (c.group >= groups.size()) groups.resize(std::size_t(c.group) + 1);
         GroupLog& l = groups[c.group];
         const std::uint32_t k = std::uint32_t(l.changes.size());
+        // (leave() takes the spans between changes: times never go back.)
+        assert(l.changes.empty() || t >= l.changes.back().first);
         l.changes.emplace_back(t, c.old_prediction);
         const Time dt = l.span(k);
         if (dt > 0)  // (nothing to add otherwise)
