@@ -55,23 +55,12 @@ WaitQueue::WaitQueue(BackfillOrder order) : order_(order) { tree_.bounds = defau
 WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time estimate,
                                 std::int64_t width, Time since, Time first_reservation,
                                 std::uint32_t position, std::uint32_t group) {
-  Slot s;
-  if (!free_.empty()) {
-    s = free_.back();
-    free_.pop_back();
-  } else {
-    s = Slot(pool_.size());
-    pool_.emplace_back();
-  }
+  const Slot s = new_slot();
   const std::uint32_t gen = pool_[s].gen + 1;
   pool_[s] = Entry{h, key, prediction, estimate, width, since, first_reservation, true, false, 0, gen};
   if (group != kNoGroup) {  // (as set_group() would, without a move)
     assert((indexed() || runs_on()) && !pred_set_on_);
-    if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
-    Entry& e = pool_[s];
-    e.group = group;
-    e.gver = groups_[group].ver;
-    e.prediction = groups_[group].value;
+    take_group(pool_[s], group);
   }
   count_width(width, +1);
   ++size_;
@@ -157,7 +146,25 @@ void WaitQueue::set_prediction(Slot s, Time p) {
   }
 }
 
+WaitQueue::Slot WaitQueue::new_slot() {
+  if (free_.empty()) {
+    pool_.emplace_back();
+    return Slot(pool_.size() - 1);
+  }
+  const Slot s = free_.back();
+  free_.pop_back();
+  return s;
+}
+
 // --- groups ----------------------------------------------------------------------
+
+void WaitQueue::take_group(Entry& e, std::uint32_t group) {
+  if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
+  const Group& g = groups_[group];
+  e.group = group;
+  e.gver = g.ver;
+  e.prediction = g.value;
+}
 
 void WaitQueue::set_group(Slot s, std::uint32_t group) {
   assert((indexed() || runs_on()) && s < pool_.size() && pool_[s].live);
@@ -166,11 +173,7 @@ void WaitQueue::set_group(Slot s, std::uint32_t group) {
   if (e.group == group) return;
   if (e.group != kNoGroup) ungroup(s);
   if (group == kNoGroup) return;
-  if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
-  const Group& g = groups_[group];
-  e.group = group;
-  e.gver = g.ver;
-  e.prediction = g.value;
+  take_group(e, group);
   if (runs_on()) {
     // From its own heap items into its run (a hidden job joins it when
     // unhide_all() puts it back).
@@ -239,14 +242,14 @@ void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delt
   // (Like count_sorted, with the class.)
   std::vector<Group::Leaf>& v = groups_[group].leaves;
   const std::uint32_t leaf = position / kBlock;
+  const std::uint8_t k = delta > 0 ? class_of(pool_[at_[position]].width) : 0;
+  if (delta > 0 && (v.empty() || v.back().leaf < leaf)) {
+    v.push_back(Group::Leaf{leaf, 1, k});
+    return;
+  }
+  auto it = std::lower_bound(v.begin(), v.end(), leaf,
+                             [](const Group::Leaf& x, std::uint32_t l) { return x.leaf < l; });
   if (delta > 0) {
-    const std::uint8_t k = class_of(pool_[at_[position]].width);
-    if (v.empty() || v.back().leaf < leaf) {
-      v.push_back(Group::Leaf{leaf, 1, k});
-      return;
-    }
-    auto it = std::lower_bound(v.begin(), v.end(), leaf,
-                               [](const Group::Leaf& x, std::uint32_t l) { return x.leaf < l; });
     if (it != v.end() && it->leaf == leaf) {
       ++it->jobs;
       it->klass = std::min(it->klass, k);
@@ -255,8 +258,6 @@ void WaitQueue::group_leaf(std::uint32_t group, std::uint32_t position, int delt
     }
     return;
   }
-  auto it = std::lower_bound(v.begin(), v.end(), leaf,
-                             [](const Group::Leaf& x, std::uint32_t l) { return x.leaf < l; });
   assert(it != v.end() && it->leaf == leaf && it->jobs > 0);
   if (--it->jobs == 0) v.erase(it);
 }
@@ -295,13 +296,7 @@ void WaitQueue::run_add(Slot s) {
       ps = runs_[id].pseudo;
     } else {
       id = std::uint32_t(runs_.size());
-      if (!free_.empty()) {
-        ps = free_.back();
-        free_.pop_back();
-      } else {
-        ps = Slot(pool_.size());
-        pool_.emplace_back();
-      }
+      ps = new_slot();
       runs_.emplace_back();
     }
     Entry& pe = pool_[ps];
@@ -342,10 +337,7 @@ void WaitQueue::run_remove(Slot s) {
   } else if (run.members.size() > 2 * std::size_t(run.count) + 16) {
     // Stale records outnumber the jobs: keep the live ones (the top stays).
     auto& m = run.members;
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [&](const RunMember& x) {
-                             return run_of_[x.slot] != id || rstamp_[x.slot] != x.stamp;
-                           }),
+    m.erase(std::remove_if(m.begin(), m.end(), [&](const RunMember& x) { return stale(id, x); }),
             m.end());
     std::make_heap(m.begin(), m.end(), MemberAfter());
   }
@@ -354,7 +346,7 @@ void WaitQueue::run_remove(Slot s) {
 void WaitQueue::run_top(std::uint32_t id) const {
   Run& run = runs_[id];
   auto& m = run.members;
-  while (!m.empty() && (run_of_[m.front().slot] != id || rstamp_[m.front().slot] != m.front().stamp)) {
+  while (!m.empty() && stale(id, m.front())) {
     std::pop_heap(m.begin(), m.end(), MemberAfter());
     m.pop_back();
   }

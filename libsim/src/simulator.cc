@@ -40,18 +40,16 @@ struct SimJob {
   std::uint32_t since_change = 0;
 };
 
-// A group's re-predictions as accuracy terms (AccuracySum), in a search
-// tree by prediction whose nodes keep their subtree's sums: for a runtime
-// r, the terms of the changes whose prediction is <= r (p*dt) and of the
-// others (dt/p) are one descent away, whatever the number of changes.
-struct ChangeTerms {
-  AccuracySum::u128 a = 0, b = 0;
-};
+// A group's re-predictions as accuracy terms (AccuracySum: a = p*dt and
+// b = dt/p of each), in a search tree by prediction whose nodes keep their
+// subtree's sums: for a runtime r, the a terms of the changes whose
+// prediction is <= r and the b terms of the others are one descent away,
+// whatever the number of changes.
 template <class NodeCItr, class NodeItr, class CmpFn, class Alloc>
 struct ChangeSumsUpdate {
-  using metadata_type = ChangeTerms;
+  using metadata_type = AccuracySum;
   void operator()(NodeItr it, NodeCItr end) {
-    ChangeTerms m = (*it)->second;
+    AccuracySum m = (*it)->second;
     const NodeItr l = it.get_l_child(), r = it.get_r_child();
     if (l != end) {
       m.a += l.get_metadata().a;
@@ -61,12 +59,12 @@ struct ChangeSumsUpdate {
       m.a += r.get_metadata().a;
       m.b += r.get_metadata().b;
     }
-    const_cast<ChangeTerms&>(it.get_metadata()) = m;
+    const_cast<AccuracySum&>(it.get_metadata()) = m;
   }
   // For runtime r: the a terms of the changes with p <= r, the b terms of
   // those with p > r.
-  ChangeTerms terms_for(Time r) const {
-    ChangeTerms le, all;
+  AccuracySum terms_for(Time r) const {
+    AccuracySum le, all;
     NodeCItr n = node_begin();
     const NodeCItr end = node_end();
     if (n != end) all = n.get_metadata();
@@ -84,14 +82,17 @@ struct ChangeSumsUpdate {
         n = l;
       }
     }
-    return ChangeTerms{le.a, all.b - le.b};
+    AccuracySum t;
+    t.a = le.a;
+    t.b = all.b - le.b;
+    return t;
   }
   virtual NodeCItr node_begin() const = 0;
   virtual NodeCItr node_end() const = 0;
   virtual ~ChangeSumsUpdate() = default;
 };
 // (prediction, change number) -> its terms
-using ChangeTree = __gnu_pbds::tree<std::pair<Time, std::uint32_t>, ChangeTerms,
+using ChangeTree = __gnu_pbds::tree<std::pair<Time, std::uint32_t>, AccuracySum,
                                     std::less<std::pair<Time, std::uint32_t>>,
                                     __gnu_pbds::rb_tree_tag, ChangeSumsUpdate>;
 
@@ -267,7 +268,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     st[h].since_change = std::uint32_t(l.changes.size());
     const Time r = w.jobs[h].runtime;
     if (r > 0) {  // (leave() adds the sums then)
-      const ChangeTerms t0 = l.terms.terms_for(r);
+      const AccuracySum t0 = l.terms.terms_for(r);
       st[h].acc.a -= t0.a;
       st[h].acc.b -= t0.b;
     }
@@ -296,17 +297,12 @@ struct Simulator::Impl : PredictionBook::Listener {
       }
     } else {
       // (acc holds its sum less the group's sums when it joined, join().)
-      const ChangeTerms now = l.terms.terms_for(r);
+      const AccuracySum now = l.terms.terms_for(r);
       s.acc.a += now.a;
       s.acc.b += now.b;
-      auto drop = [&](std::size_t i, Time dt) {
-        const Time p = l.changes[i].second;
-        if (p <= r) s.acc.a -= AccuracySum::a_term(p, dt);
-        else s.acc.b -= AccuracySum::b_term(p, dt);
-      };
-      for (; k < b && l.changes[k].first <= since; ++k) drop(k, l.span(k));
+      for (; k < b && l.changes[k].first <= since; ++k) s.acc.sub(l.changes[k].second, r, l.span(k));
       if (k < b) {
-        drop(k, l.span(k));
+        s.acc.sub(l.changes[k].second, r, l.span(k));
         s.acc.add(l.changes[k].second, r, l.changes[k].first - since);
         since = l.changes[b - 1].first;
       }
@@ -411,10 +407,12 @@ struct Simulator::Impl : PredictionBook::Listener {
         assert(l.changes.empty() || t >= l.changes.back().first);
         l.changes.emplace_back(t, c.old_prediction);
         const Time dt = l.span(k);
-        if (dt > 0)  // (nothing to add otherwise)
-          l.terms.insert({{c.old_prediction, k},
-                          ChangeTerms{AccuracySum::a_term(c.old_prediction, dt),
-                                      AccuracySum::b_term(c.old_prediction, dt)}});
+        if (dt > 0) {  // (nothing to add otherwise)
+          AccuracySum terms;  // both: which counts depends on each job's runtime
+          terms.a = AccuracySum::a_term(c.old_prediction, dt);
+          terms.b = AccuracySum::b_term(c.old_prediction, dt);
+          l.terms.insert({{c.old_prediction, k}, terms});
+        }
         queue.set_group_prediction(c.group, c.prediction);
         continue;
       }

@@ -326,6 +326,8 @@ class WaitQueue {
     e.gver = g.ver;
   }
   void group_leaf(std::uint32_t group, std::uint32_t position, int delta) const;
+  void take_group(Entry& e, std::uint32_t group);  // its group and the group's value
+  Slot new_slot();  // a free slot of the pool, or a new one
   void ungroup(Slot s);  // out of its group, keeping the value (synced)
   void regroup_leaves() const;  // every group's leaves anew (after a renumbering)
 
@@ -360,6 +362,9 @@ class WaitQueue {
   std::vector<std::uint32_t> rstamp_;          // per slot: bumped at each join
   bool runs_on() const { return order_ == BackfillOrder::ShortestPrediction; }
   bool in_run(Slot s) const { return s < run_of_.size() && run_of_[s] != kNoRun; }
+  bool stale(std::uint32_t run, const RunMember& m) const {  // its job left the run since
+    return run_of_[m.slot] != run || rstamp_[m.slot] != m.stamp;
+  }
   Slot job_of(Slot s) const {  // a heap item's job: a run's first
     return pool_[s].is_run ? at_[pool_[s].position] : s;
   }

@@ -168,6 +168,11 @@ struct AccuracySum {
       b += b_term(p, dt);
     }
   }
+  /// Takes back what add(p, r, dt) added (r > 0).
+  void sub(Time p, Time r, Time dt) {
+    if (p <= r) a -= a_term(p, dt);
+    else b -= b_term(p, dt);
+  }
   double integral(Time r) const {
     if (r <= 0) return double(a);
     return double(a) / double(r) + double(r) * (double(b) * 0x1p-64);
