@@ -717,14 +717,43 @@ void WaitQueue::tree_flush() const {
   }
 }
 
+// May a job of this subtree pass the probe? (From its bounds: maybe.)
+bool WaitQueue::tree_may_pass(std::uint32_t node, const CandidateProbe& p, unsigned cls) const {
+  const std::int64_t minw = tree_.min_w[node];
+  if (minw > p.free) return false;
+  if (minw <= p.extra) return true;
+  // Only test (a) or the steps can pass in this subtree.
+  const std::int32_t* pm =
+      &(p.by_estimate ? tree_.pm_est : tree_.pm_pred)[std::size_t(node) * classes()];
+  if (Time(pm[cls]) <= p.limit) return true;
+  for (unsigned i = 0; i < p.n_more && minw <= p.more[i].width; ++i)
+    if (Time(pm[p.more[i].klass]) <= p.more[i].limit) return true;
+  return false;
+}
+
+WaitQueue::Slot WaitQueue::tree_find_from(std::uint32_t node, std::uint32_t lo,
+                                          std::uint32_t hi, const CandidateProbe& p,
+                                          unsigned cls, std::uint32_t from) const {
+  if (hi <= from) return kNoSlot;
+  if (lo >= from) return tree_find(node, p, cls);
+  // The subtree holds `from`: one path down the tree.
+  if (!tree_may_pass(node, p, cls)) return kNoSlot;
+  if (node >= tree_.leaves) {
+    for (std::uint32_t i = from; i < hi; ++i) {
+      if (!tree_.cells[i].visible) continue;
+      const Entry& e = entry(at_[i]);
+      if (p.passes(e.width, e.prediction, e.estimate)) return at_[i];
+    }
+    return kNoSlot;  // (the jobs before `from` may be what let it in)
+  }
+  const std::uint32_t mid = lo + (hi - lo) / 2;
+  const Slot s = tree_find_from(2 * node, lo, mid, p, cls, from);
+  return s != kNoSlot ? s : tree_find_from(2 * node + 1, mid, hi, p, cls, from);
+}
+
 WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p,
                                      unsigned cls) const {
-  const std::int64_t minw = tree_.min_w[node];
-  if (minw > p.free) return kNoSlot;
-  if (minw > p.extra) {  // only test (a) can pass in this subtree
-    const std::vector<std::int32_t>& pm = p.by_estimate ? tree_.pm_est : tree_.pm_pred;
-    if (Time(pm[std::size_t(node) * classes() + cls]) > p.limit) return kNoSlot;
-  }
+  if (!tree_may_pass(node, p, cls)) return kNoSlot;
   if (node >= tree_.leaves) {
     const std::uint32_t first = (node - tree_.leaves) * kBlock;
     for (std::uint32_t i = first; i < first + kBlock; ++i) {
@@ -742,7 +771,7 @@ WaitQueue::Slot WaitQueue::tree_find(std::uint32_t node, const CandidateProbe& p
   return s != kNoSlot ? s : tree_find(2 * node + 1, p, cls);
 }
 
-WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p) {
+WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p, Slot from) {
   assert(indexed());
   if (size_ == 0) return kNoSlot;
   if (stale_) renumber();
@@ -751,7 +780,11 @@ WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p) {
     tree_rebuild();
   }
   tree_flush();
-  return tree_find(1, p, class_of(p.free));
+  for (unsigned i = 0; i < p.n_more; ++i) p.more[i].klass = class_of(p.more[i].width);
+  if (from == kNoSlot) return tree_find(1, p, class_of(p.free));
+  assert(pool_[from].live);
+  // The leaves are a power of two (grow), each node a range of positions.
+  return tree_find_from(1, 0, tree_.leaves * kBlock, p, class_of(p.free), pool_[from].position);
 }
 
 // --- the SJBF index -----------------------------------------------------------------
@@ -1012,6 +1045,7 @@ WaitQueue::HeapItem WaitQueue::sj_best_upto(std::uint32_t last) const {
 
 WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   assert(order_ == BackfillOrder::ShortestPrediction);
+  assert(p.n_more == 0);  // steps: the queue-order index only
   if (stale_) renumber();
   auto last_rank = [&](std::int64_t w) -> std::int64_t {
     return std::int64_t(std::upper_bound(sj_.widths.begin(), sj_.widths.end(), w) -

@@ -228,6 +228,49 @@ bool ProcResources::may_backfill(std::int64_t size, Time end_bound) const {
   return true;
 }
 
+StartLimits ProcResources::start_limits() const {
+  StartLimits l;
+  l.free = start_width();
+  l.limit = kNever;
+  l.extra = l.free;
+  // Before the profile exists (no reservation, or the head's alone in its
+  // shadow/extra form) only the free processors bound it: the profile,
+  // once built, is exact and may accept what the shadow/extra form refused
+  // (its extra counts one of several runs ending at the shadow time).
+  if (!profile_) return l;
+  // The least free over [now, t) drops at some segments: a job as wide as
+  // it was before a drop may last until the drop. Consecutive drops are
+  // merged into one step (the first's width, the last's time) while the
+  // width stays above half the step's, so that a few steps cover the
+  // profile; past the last step, or past kScan segments, only a job no
+  // wider than the least free so far can start (extra).
+  constexpr std::size_t kScan = 256;
+  std::int64_t least = l.free;  // the least free on [now, segs_[i].t)
+  std::int64_t width = l.free;  // the open step's width
+  Time until = kNever;          // the open step's limit (kNever: no drop yet)
+  unsigned n = 0;               // steps closed: the first is free/limit
+  auto close = [&] {
+    if (n == 0) l.limit = until;
+    else l.steps[n - 1] = StartLimits::Step{width, until};
+    ++n;
+  };
+  const std::size_t end = std::min(segs_.size(), kScan);
+  for (std::size_t i = 1; i < end && least > 0; ++i) {
+    if (segs_[i].free >= least) continue;
+    if (until < kNever && 2 * least < width) {  // `least` opens a step of its own
+      if (n == StartLimits::kMaxSteps) break;   // no room: the rest is extra
+      close();
+      width = least;
+    }
+    until = segs_[i].t - now_;
+    least = segs_[i].free;
+  }
+  if (until < kNever) close();
+  l.n_steps = n > 0 ? n - 1 : 0;
+  l.extra = std::max<std::int64_t>(least, 0);
+  return l;
+}
+
 void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end) {
   ++version_;
   free_ -= size;

@@ -156,10 +156,44 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   // backfill around the reservations made so far.
   const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
+  // Deeper reservations over a queue-order index, when the adapter tells
+  // what could still start (resource_api.h, start_limits): the index finds
+  // the next job at or after this one that could start (`next`); the jobs
+  // before it only get their reservation, and with none left the pass ends
+  // (what it would reserve changes no decision).
+  constexpr bool kLimits =
+      Order::kOrder == BackfillOrder::Queue && resource_api_detail::has_start_limits<Adapter>::value;
+  const bool limits = kLimits && depth > 1;
+  static_assert(StartLimits::kMaxSteps <= CandidateProbe::kMaxSteps);
+  WaitQueue::Slot next = WaitQueue::kNoSlot;
   while (it != by_queue.end() && r.reservations < depth) {
     const Slot s = (*it).slot;
     ++it;
     const WaitQueue::Entry e = q.entry(s);
+    if constexpr (kLimits) {
+      if (limits && r.reservations > 0) {
+        if (next == WaitQueue::kNoSlot) {
+          const StartLimits l = a.start_limits();
+          CandidateProbe probe;
+          probe.by_estimate = cfg.safe || room <= 0;  // else the bound is >= the prediction
+          probe.free = l.free;
+          probe.limit = l.limit;
+          probe.extra = std::min(l.free, l.extra);
+          probe.n_more = l.n_steps;
+          for (unsigned k = 0; k < l.n_steps; ++k)
+            probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
+          next = q.first_in_queue_order(probe, s);
+          if (next == WaitQueue::kNoSlot) return r;
+        }
+        if (s != next) {
+          a.reserve(e.handle, e.prediction, /*is_head=*/false);
+          ++r.reservations;
+          reserved.add(s);
+          continue;
+        }
+        next = WaitQueue::kNoSlot;  // tried below; the next query starts after it
+      }
+    }
     if (r.reservations == 0) {
       if (a.start_now(e.handle, bound_of(e))) {
         ++r.started_in_order;

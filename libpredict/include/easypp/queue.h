@@ -89,13 +89,30 @@ enum class BackfillOrder {
 /// What a backfill candidate must pass in this state of the pass (see the
 /// file comment): width <= extra, or width <= free and q <= limit, where q
 /// is the prediction, or the estimate when by_estimate.
+/// Conservative passes add steps (the queue-order index only): width <=
+/// more[i].width and q <= more[i].limit, the widths descending below free
+/// and the limits ascending above limit, for what their reservations leave
+/// free further ahead (ProcResources::start_limits).
 struct CandidateProbe {
   std::int64_t free = 0;   ///< F: the adapter's free_width()
   std::int64_t extra = 0;  ///< min(F, the adapter's extra_width()): never above free
   Time limit = 0;          ///< S - now
   bool by_estimate = false;
+  struct Step {
+    std::int64_t width = 0;
+    Time limit = 0;
+    mutable unsigned klass = 0;  ///< the index's width class of `width` (set by the query)
+  };
+  static constexpr unsigned kMaxSteps = 7;
+  Step more[kMaxSteps];
+  unsigned n_more = 0;
   bool passes(std::int64_t width, Time prediction, Time estimate) const {
-    return width <= extra || (width <= free && (by_estimate ? estimate : prediction) <= limit);
+    if (width <= extra) return true;
+    const Time q = by_estimate ? estimate : prediction;
+    if (width <= free && q <= limit) return true;
+    for (unsigned i = 0; i < n_more && width <= more[i].width; ++i)
+      if (q <= more[i].limit) return true;
+    return false;
   }
 };
 
@@ -277,8 +294,9 @@ class WaitQueue {
       unsigned max_classes = 32);
 
   /// The first job in queue order that passes `p` and is not hidden
-  /// (kNoSlot: none). Only for BackfillOrder::Queue.
-  Slot first_in_queue_order(const CandidateProbe& p);
+  /// (kNoSlot: none); with `from` (a waiting job), the first at or after
+  /// it. Only for BackfillOrder::Queue.
+  Slot first_in_queue_order(const CandidateProbe& p, Slot from = kNoSlot);
   /// The same in SJBF order. Only for BackfillOrder::ShortestPrediction.
   /// By estimate, a job found too long for the probe (its estimate class is
   /// the limit's) and too wide for the extra width cannot pass for the rest
@@ -474,7 +492,11 @@ class WaitQueue {
   // its bounds and those above it lowered in place.
   void tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t value) const;
   void tree_merge(std::uint32_t node) const;
+  bool tree_may_pass(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
   Slot tree_find(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
+  // The same among positions >= from; the node holds positions [lo, hi).
+  Slot tree_find_from(std::uint32_t node, std::uint32_t lo, std::uint32_t hi,
+                      const CandidateProbe& p, unsigned cls, std::uint32_t from) const;
 
   // --- the SJBF index: per-width heaps, a tree over the widths -------------------
   // heaps[r]: the jobs of the r-th smallest width by (prediction, queue

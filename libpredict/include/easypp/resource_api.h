@@ -47,6 +47,19 @@
 //   bool may_continue();
 //       Budget and lock-yield point, called before each backfill candidate;
 //       false ends the pass (the plugin's max-jobs-tested and time budget).
+//
+// One optional question, asked only by passes with deeper reservations
+// (conservative) over a queue-order index:
+//
+//   StartLimits start_limits() const;
+//       A superset of the jobs that could still start now, in the state of
+//       the pass: width <= extra, or width <= free and end bound <= now +
+//       limit, or width <= steps[i].width and end bound <= now +
+//       steps[i].limit for a step i. Since a pass only ever takes resources away, a job outside
+//       it can start at no later point of the pass either: the pass gives
+//       such jobs their reservation without a backfill() call, and ends
+//       once no waiting job is inside it (the reservations left would
+//       change no decision of the pass). Without it, every job is asked.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +69,22 @@
 #include "easypp/types.h"
 
 namespace easypp {
+
+/// The answer to start_limits() (see above).
+struct StartLimits {
+  std::int64_t free = 0;   ///< widest job that may start now (at most free_width())
+  Time limit = 0;          ///< longest (end bound - now) a job of width <= free may have
+  std::int64_t extra = 0;  ///< widest job that may start now whatever its end bound (<= free)
+  /// Narrower jobs may be longer: widths descending below free, limits
+  /// ascending above limit, all widths above extra.
+  struct Step {
+    std::int64_t width = 0;
+    Time limit = 0;
+  };
+  static constexpr unsigned kMaxSteps = 7;
+  Step steps[kMaxSteps];
+  unsigned n_steps = 0;
+};
 
 namespace resource_api_detail {
 
@@ -106,6 +135,13 @@ struct has_may_continue : std::false_type {};
 template <class A>
 struct has_may_continue<
     A, std::enable_if_t<std::is_same_v<decltype(std::declval<A&>().may_continue()), bool>>>
+    : std::true_type {};
+
+template <class A, class = void>
+struct has_start_limits : std::false_type {};
+template <class A>
+struct has_start_limits<A, std::enable_if_t<std::is_same_v<
+                               decltype(std::declval<const A&>().start_limits()), StartLimits>>>
     : std::true_type {};
 
 }  // namespace resource_api_detail

@@ -51,6 +51,7 @@ class ProcAdapter {
   bool can_start_more() const { return res_.start_width() > 0; }
   std::int64_t free_width() const { return res_.start_width(); }
   std::int64_t extra_width() const { return res_.extra(); }
+  StartLimits start_limits() const { return res_.start_limits(); }
   bool may_continue() { return true; }
 
  private:

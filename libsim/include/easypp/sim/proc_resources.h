@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "easypp/resource_api.h"
 #include "easypp/types.h"
 
 namespace easypp {
@@ -54,6 +55,12 @@ class ProcResources {
   std::int64_t start_width() const {
     return profile_ && segs_.front().free < free_ ? segs_.front().free : free_;
   }
+  /// The limits every job that may_backfill() would still accept in this
+  /// pass lies within (resource_api.h, start_limits): the start width, how
+  /// long until the profile first holds fewer processors than that, and
+  /// what it holds then (one reservation: the head's shadow time and extra
+  /// processors). Walks the profile up to that first drop.
+  StartLimits start_limits() const;
 
  private:
   struct Run {
