@@ -190,9 +190,10 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
     i = segment_of(hint.start);
   }
   Time found = kNever;
+  std::size_t j = i;
   while (i < segs_.size()) {
     const Time t0 = segs_[i].t;
-    std::size_t j = i;
+    j = i;
     bool ok = true;
     for (; j < segs_.size() && segs_[j].t < t0 + duration; ++j) {
       if (segs_[j].free < size) {
@@ -208,7 +209,12 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   }
   hint = Hint{pass_, size, duration, found};
   if (found >= kNever) return kNever;  // wider than the machine
-  hold(found, found + duration, size);
+  // hold(found, found + duration, size), knowing where: segment i starts
+  // at found, and j is the first at or after its end (j > i).
+  const Time end = found + duration;
+  if (j == segs_.size() || segs_[j].t != end)
+    segs_.insert(segs_.begin() + std::ptrdiff_t(j), Seg{end, segs_[j - 1].free});
+  for (std::size_t k = i; k < j; ++k) segs_[k].free -= size;
   return found;
 }
 
