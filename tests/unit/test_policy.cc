@@ -49,6 +49,14 @@ struct RecordingAdapter {
 };
 static_assert(ResourceAdapter<RecordingAdapter>, "the test adapter answers every question");
 
+// The same, answering the optional start_limits() too (resource_api.h):
+// conservative passes then skip and stop with the candidate index.
+struct LimitsAdapter : RecordingAdapter {
+  StartLimits start_limits() const { return res.start_limits(); }
+};
+static_assert(resource_api_detail::has_start_limits<LimitsAdapter>::value);
+static_assert(!resource_api_detail::has_start_limits<RecordingAdapter>::value);
+
 }  // namespace
 
 class PolicyTest : public CppUnit::TestFixture {
@@ -66,6 +74,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStarvationGuard);
   CPPUNIT_TEST(testConservativeReservesEveryone);
   CPPUNIT_TEST(testProfileMatchesBruteForce);
+  CPPUNIT_TEST(testStartLimitsChangeNoDecision);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
@@ -396,6 +405,16 @@ class PolicyTest : public CppUnit::TestFixture {
         const Time shadow = r.reserve(hs, hd);
         if (shadow < kNever) holds.push_back({std::max(shadow, now), std::max(shadow, now) + hd, hs});
         bool profile = false;
+        // start_limits() from every earlier point of the pass: a job that
+        // may backfill lies within each (the pass only takes processors
+        // away), the shadow/extra form's switch to the profile included.
+        std::vector<StartLimits> limits;
+        auto within = [](const StartLimits& l, std::int64_t size, Time duration) {
+          if (size <= l.extra || (size <= l.free && duration <= l.limit)) return true;
+          for (unsigned i = 0; i < l.n_steps; ++i)
+            if (size <= l.steps[i].width && duration <= l.steps[i].limit) return true;
+          return false;
+        };
         for (int k = 0; k < 30; ++k) {
           std::int64_t size;
           Time duration;
@@ -404,6 +423,22 @@ class PolicyTest : public CppUnit::TestFixture {
           const bool fits = size <= free_now && (profile ? room(now, now + duration, size, points())
                                                          : now + duration <= shadow || size <= r.extra());
           CPPUNIT_ASSERT_EQUAL(fits, r.may_backfill(size, now + duration));
+          limits.push_back(r.start_limits());
+          const StartLimits& l = limits.back();
+          CPPUNIT_ASSERT(l.extra <= l.free && l.n_steps <= StartLimits::kMaxSteps);
+          for (unsigned i = 0; i < l.n_steps; ++i) {  // the shape the index relies on
+            CPPUNIT_ASSERT(l.steps[i].width > l.extra);
+            CPPUNIT_ASSERT(l.steps[i].width < (i ? l.steps[i - 1].width : l.free));
+            CPPUNIT_ASSERT(l.steps[i].limit > (i ? l.steps[i - 1].limit : l.limit));
+          }
+          // This job and a few of any size and length (how many the limits
+          // let in that cannot start, their tightness, is not asserted).
+          for (int j = 0; j < 8; ++j) {
+            const std::int64_t sz = j == 0 ? size : 1 + std::int64_t(rng() % std::uint64_t(total));
+            const Time d = j == 0 ? duration : 1 + Time(rng() % 320);
+            if (r.may_backfill(sz, now + d))
+              for (const StartLimits& old : limits) CPPUNIT_ASSERT(within(old, sz, d));
+          }
           if (fits && rng() % 2) {
             r.start(next, size, now + duration, now + duration);
             running.push_back({next++, size, now + duration});
@@ -418,6 +453,73 @@ class PolicyTest : public CppUnit::TestFixture {
         }
       }
     }
+  }
+  // Deeper reservations with start_limits() (the index finds the next job
+  // that could start, the jobs before it are only reserved, the pass ends
+  // when none is left) start exactly the jobs that asking every job starts:
+  // random machines, running jobs (some past their predicted ends) and
+  // queues, conservative and two or three reservations, with and without
+  // safe backfilling; runs of identical jobs (the reservation hints) too.
+  void testStartLimitsChangeNoDecision() {
+    std::mt19937_64 rng(20261125);
+    int stopped_early = 0;
+    for (int round = 0; round < 400; ++round) {
+      const std::int64_t total = 8 + std::int64_t(rng() % 120);
+      const int n = 5 + int(rng() % 150);
+      const int running = int(rng() % 20);
+      std::vector<std::int64_t> sizes;
+      std::vector<Time> pred, est;
+      for (int i = 0; i < running + n; ++i) {
+        const bool same = i > 0 && rng() % 4 == 0;  // a run of one shape
+        sizes.push_back(same ? sizes.back()
+                             : 1 + std::int64_t(rng() % 3 ? rng() % 8 : rng() % std::uint64_t(total)));
+        pred.push_back(same ? pred.back() : 1 + Time(rng() % 2000));
+        est.push_back(pred.back() + Time(rng() % 3 ? 0 : rng() % 3000));
+      }
+      const Time now = 1000;
+      PolicyConfig cfg;
+      cfg.backfill = BackfillOrder::Queue;
+      cfg.reservations = round % 3 == 0 ? 2 + int(rng() % 2) : 0;
+      cfg.safe = round % 4 == 1;
+      auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
+        a.res = ProcResources(total);
+        a.now = now;
+        a.sizes = sizes;
+        a.pred = pred;
+        std::int64_t used = 0;
+        for (int i = 0; i < running && used + sizes[std::size_t(i)] <= total; ++i) {
+          used += sizes[std::size_t(i)];
+          // Some predicted ends already past (expired predictions).
+          a.res.start(JobHandle(i), sizes[std::size_t(i)], 0, now - 200 + Time(rng() % 3000));
+        }
+        a.res.begin_pass(now);
+        for (int i = running; i < running + n; ++i)
+          q.push(JobHandle(i), {i, 0}, pred[std::size_t(i)], est[std::size_t(i)],
+                 sizes[std::size_t(i)]);
+      };
+      const std::uint64_t seed = rng();
+      RecordingAdapter plain;
+      LimitsAdapter limits;
+      WaitQueue q1(BackfillOrder::Queue), q2(BackfillOrder::Queue);
+      rng.seed(seed);
+      setup(plain, q1);
+      rng.seed(seed);
+      setup(limits, q2);
+      const PassResult r1 = schedule_pass(now, q1, plain, cfg);
+      const PassResult r2 = schedule_pass(now, q2, limits, cfg);
+      const std::string msg = "round " + std::to_string(round);
+      CPPUNIT_ASSERT_MESSAGE(msg, plain.started == limits.started);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_in_order, r2.started_in_order);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_backfill, r2.started_backfill);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.shadow, r2.shadow);
+      // The reservations made are a prefix of those made without limits.
+      CPPUNIT_ASSERT_MESSAGE(msg, limits.reserved.size() <= plain.reserved.size());
+      CPPUNIT_ASSERT_MESSAGE(msg, std::equal(limits.reserved.begin(), limits.reserved.end(),
+                                             plain.reserved.begin()));
+      CPPUNIT_ASSERT_MESSAGE(msg, r2.tested <= r1.tested);
+      if (limits.reserved.size() < plain.reserved.size()) ++stopped_early;
+    }
+    CPPUNIT_ASSERT(stopped_early > 40);  // the shortcut was taken
   }
   // A job backfilled before the profile exists (only the head reserved, in
   // EASY's form) is held until its end bound once a later reservation

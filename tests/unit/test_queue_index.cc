@@ -24,6 +24,16 @@ WaitQueue::Slot walk_queue(const WaitQueue& q, const CandidateProbe& p) {
   }
   return WaitQueue::kNoSlot;
 }
+// The same from a given job on (first_in_queue_order's `from`).
+WaitQueue::Slot walk_queue_from(const WaitQueue& q, const CandidateProbe& p, WaitQueue::Slot from) {
+  bool on = false;
+  for (const WaitQueue::Item it : q.queue_order()) {
+    on = on || it.slot == from;
+    const WaitQueue::Entry& e = q.entry(it.slot);
+    if (on && !e.hidden && p.passes(e.width, e.prediction, e.estimate)) return it.slot;
+  }
+  return WaitQueue::kNoSlot;
+}
 WaitQueue::Slot walk_prediction(WaitQueue& q, const CandidateProbe& p) {
   for (const WaitQueue::Item& it : q.prediction_order()) {
     const WaitQueue::Entry& e = q.entry(it.slot);
@@ -100,12 +110,28 @@ void run(const Scenario& sc, std::uint32_t seed) {
     p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 6));
     p.limit = Time(rng() % 6000) - 500;
     p.by_estimate = rng() % 3 == 0;
+    const bool by_queue = sc.order == BackfillOrder::Queue;
+    // Conservative's steps (queue order only): narrower jobs may be longer.
+    if (by_queue && rng() % 2) {
+      std::int64_t prev = p.free;  // widths in (extra, prev), descending
+      Time lim = p.limit;
+      while (p.n_more < CandidateProbe::kMaxSteps && prev - 1 > p.extra) {
+        prev = p.extra + 1 + std::int64_t(rng() % std::uint64_t(prev - 1 - p.extra));
+        lim += 1 + Time(rng() % 3000);
+        p.more[p.n_more++] = CandidateProbe::Step{prev, lim};
+      }
+    }
     // A pass: probe, hide what is found (as a refused candidate), probe again.
     for (int step = 0; step < 8; ++step) {
-      const bool by_queue = sc.order == BackfillOrder::Queue;
       const WaitQueue::Slot want = by_queue ? walk_queue(q, p) : walk_prediction(q, p);
       const WaitQueue::Slot got = by_queue ? q.first_in_queue_order(p) : q.first_in_prediction_order(p);
       CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, want, got);
+      if (by_queue && !q.empty()) {  // from a job on (conservative's next candidate)
+        auto at = q.queue_order().begin();
+        std::advance(at, std::ptrdiff_t(rng() % q.size()));
+        const WaitQueue::Slot from = (*at).slot;
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, walk_queue_from(q, p, from), q.first_in_queue_order(p, from));
+      }
       if (got == WaitQueue::kNoSlot) break;
       if (rng() % 3 == 0) {  // started: erased
         const JobHandle h = q.entry(got).handle;
@@ -113,6 +139,11 @@ void run(const Scenario& sc, std::uint32_t seed) {
         slot[h] = WaitQueue::kNoSlot;
         p.free -= std::min(p.free, width[h]);
         p.extra = std::min(p.extra, p.free);
+        // Steps stay narrower than free (and wider than extra).
+        unsigned k = 0;
+        for (unsigned i = 0; i < p.n_more; ++i)
+          if (p.more[i].width < p.free && p.more[i].width > p.extra) p.more[k++] = p.more[i];
+        p.n_more = k;
       } else {
         q.hide(got);
         // Re-predicted while hidden: back with its new value after the pass.
