@@ -97,6 +97,7 @@ void ProcResources::begin_pass(Time now) {
   extra_ = 0;
   profile_ = false;
   segs_.clear();
+  stack_ = Stack{};
   held_.clear();
 }
 
@@ -184,6 +185,13 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   // that one's start: the search begins there (queues hold runs of
   // identical jobs, and each would otherwise walk the same full stretch).
   Hint& hint = hints_[hint_slot(size, duration)];
+  if (stack_.on && stack_.size == size && stack_.duration == duration && stack_.room >= size) {
+    stack_.room -= size;
+    stack_.pending += size;
+    return segs_[stack_.i].t;  // this shape's hint
+  }
+  settle();
+  stack_.on = false;
   std::size_t i = 0;
   if (hint.is(pass_, size, duration)) {
     if (hint.start >= kNever) return kNever;
@@ -214,7 +222,9 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   const Time end = found + duration;
   if (j == segs_.size() || segs_[j].t != end)
     segs_.insert(segs_.begin() + std::ptrdiff_t(j), Seg{end, segs_[j - 1].free});
-  for (std::size_t k = i; k < j; ++k) segs_[k].free -= size;
+  std::int64_t room = total_;
+  for (std::size_t k = i; k < j; ++k) room = std::min(room, segs_[k].free -= size);
+  stack_ = Stack{true, size, duration, i, j, room, 0};
   return found;
 }
 
@@ -222,6 +232,7 @@ bool ProcResources::may_backfill(std::int64_t size, Time end_bound) const {
   if (size > free_) return false;
   if (nres_ == 0) return true;
   if (!profile_) return end_bound <= shadow_ || size <= extra_;
+  settle();
   // A job of this shape found no room before a later start in this pass:
   // none now either (reserve's argument).
   const Time duration = end_bound - now_;
@@ -291,6 +302,8 @@ void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time p
       // Held until end_bound, as may_backfill() checked: under the safe rule
       // that is the estimate, and later reservations of this pass must not
       // plan on these processors before it.
+      settle();
+      stack_.on = false;  // (hold moves the segments)
       hold(now_, std::max(end_bound, now_ + 1), size);
     }
   }

@@ -53,7 +53,9 @@ class ProcResources {
   /// reserving for the rest of the queue (reservations that change no
   /// decision of the pass).
   std::int64_t start_width() const {
-    return profile_ && segs_.front().free < free_ ? segs_.front().free : free_;
+    if (!profile_) return free_;
+    settle();
+    return segs_.front().free < free_ ? segs_.front().free : free_;
   }
   /// The limits every job that may_backfill() would still accept in this
   /// pass lies within (resource_api.h, start_limits): the start width, how
@@ -128,7 +130,29 @@ class ProcResources {
   Time head_duration_ = 0;
   // Availability profile, built when a second reservation is made.
   bool profile_ = false;
-  std::vector<Seg> segs_;
+  // (mutable: a stacked reservation is applied by the next reader, settle.)
+  mutable std::vector<Seg> segs_;
+  // The last reservation's window, segments [i, j) (no other change of the
+  // profile since): a reservation of the same shape that still fits there
+  // (room: the least free over it) goes to the same start (reserve's hint
+  // argument: it cannot fit before it), and only adds to `pending`, which
+  // the next reader of the profile subtracts over the window (settle).
+  // Queues hold long runs of identical jobs (RICC: 82% of conservative's
+  // reservations land on the previous one's start).
+  struct Stack {
+    bool on = false;
+    std::int64_t size = 0;
+    Time duration = 0;
+    std::size_t i = 0, j = 0;
+    std::int64_t room = 0;
+    std::int64_t pending = 0;
+  };
+  mutable Stack stack_;
+  void settle() const {
+    if (stack_.pending == 0) return;
+    for (std::size_t k = stack_.i; k < stack_.j; ++k) segs_[k].free -= stack_.pending;
+    stack_.pending = 0;
+  }
   // Jobs started in this pass before the profile was built whose end bound
   // lies past their predicted end: held until it in the profile.
   struct Held {
