@@ -641,6 +641,7 @@ json_t* build_json(const Report& rep) {
     json_object_set_new(o, "scheduling_passes", json_integer(json_int_t(r.result->stats.passes)));
     json_object_set_new(o, "max_queue_length", json_integer(json_int_t(r.result->stats.max_queue)));
     json_object_set_new(o, "candidates_tested", json_integer(json_int_t(r.result->stats.tested)));
+    json_object_set_new(o, "passes_continued", json_integer(json_int_t(r.result->stats.continued)));
     json_object_set_new(o, "corrections", json_integer(json_int_t(r.result->stats.corrections)));
     const Metrics& b = runs[0].metrics;
     json_t* ch = json_object();

@@ -122,6 +122,7 @@ void WaitQueue::set_prediction(Slot s, Time p) {
   Entry& e = pool_[s];
   if (e.group != kNoGroup) ungroup(s);
   if (e.prediction == p) return;
+  ++value_changes_;
   if (pred_set_on_) {
     // Moved within the set by its node (no allocation per re-prediction:
     // propagation changes thousands of jobs at each of a user's finishes).
@@ -173,6 +174,7 @@ void WaitQueue::set_group(Slot s, std::uint32_t group) {
   if (e.group == group) return;
   if (e.group != kNoGroup) ungroup(s);
   if (group == kNoGroup) return;
+  if (group >= groups_.size() || groups_[group].value != e.prediction) ++value_changes_;
   take_group(e, group);
   if (runs_on()) {
     // From its own heap items into its run (a hidden job joins it when
@@ -193,6 +195,7 @@ void WaitQueue::set_group_prediction(std::uint32_t group, Time p) {
   if (group >= groups_.size()) groups_.resize(std::size_t(group) + 1);
   Group& g = groups_[group];
   if (g.value == p) return;
+  if (runs_on() ? !g.runs.empty() : !g.leaves.empty()) ++value_changes_;  // (its jobs' values)
   const bool longer = p > g.value;
   g.value = p;
   ++g.ver;
@@ -435,6 +438,12 @@ void WaitQueue::find_min_width() {
 WaitQueue::QueueRange WaitQueue::queue_order() const {
   if (stale_) renumber();
   return QueueRange{QueueIterator(this, next_position(0)), QueueIterator(this, kEnd)};
+}
+
+WaitQueue::QueueIterator WaitQueue::queue_order_from(Slot s) const {
+  assert(s < pool_.size() && pool_[s].live);
+  if (stale_) renumber();
+  return QueueIterator(this, pool_[s].position);
 }
 
 const WaitQueue::PredSet& WaitQueue::prediction_order() {

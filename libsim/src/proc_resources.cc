@@ -99,6 +99,18 @@ void ProcResources::begin_pass(Time now) {
   segs_.clear();
   stack_ = Stack{};
   held_.clear();
+  pass_version_ = version_;
+  at_now_ = false;
+}
+
+bool ProcResources::continue_pass(Time now) {
+  if (version_ != pass_version_ || now < now_ || !held_.empty()) return false;
+  if (profile_) {
+    if (at_now_ || (segs_.size() > 1 && segs_[1].t <= now)) return false;
+    segs_[0].t = now;
+  }
+  now_ = now;
+  return true;
 }
 
 // The availability profile: segs_[i].free processors on [segs_[i].t,
@@ -120,6 +132,7 @@ void ProcResources::build_profile() {
   // The head's reservation, made in the cheap shadow/extra form.
   if (nres_ >= 1 && head_shadow_ < kNever) {
     const Time t0 = std::max(head_shadow_, now_);
+    if (t0 == now_) at_now_ = true;
     hold(t0, t0 + head_duration_, head_size_);
   }
   // Jobs started in this pass before the profile, held past their
@@ -217,6 +230,7 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   }
   hint = Hint{pass_, size, duration, found};
   if (found >= kNever) return kNever;  // wider than the machine
+  if (found == now_) at_now_ = true;
   // hold(found, found + duration, size), knowing where: segment i starts
   // at found, and j is the first at or after its end (j > i).
   const Time end = found + duration;
@@ -289,7 +303,7 @@ StartLimits ProcResources::start_limits() const {
 }
 
 void ProcResources::start(JobHandle h, std::int64_t size, Time end_bound, Time predicted_end) {
-  ++version_;
+  pass_version_ = ++version_;
   free_ -= size;
   if (nres_ >= 1) {
     if (!profile_) {

@@ -348,6 +348,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     if (g != PredictionBook::kNoGroup) queue.set_group_prediction(g, value);
     st[h].slot = queue.push(h, key, value, j.estimate, j.size, p.since, kNever,
                             sjf_rank.empty() ? WaitQueue::kAutoPosition : sjf_rank[h], g);
+    if (carrying) arrived.push_back(st[h].slot);
     if (g != PredictionBook::kNoGroup) join(h, g, value);
     stats.max_queue = std::max<std::uint64_t>(stats.max_queue, queue.size());
   }
@@ -471,8 +472,19 @@ struct Simulator::Impl : PredictionBook::Listener {
                    [&](JobHandle h, WaitQueue::Slot s) { st[h].slot = s; });
   }
 
+  // Passes continue the last one while only arrivals came between them
+  // (policy.h, PassCarry; SimOptions::continue_passes): FCFS queue order,
+  // where an arrival joins the end of the queue (not SJF or CREASY, nor the
+  // closed loop, whose released jobs may sort before a job logged at the
+  // same second). What else may come between passes (ends, corrections,
+  // re-predictions) the adapter and the queue tell the pass themselves.
+  bool carrying = false;
+  PassCarry carry;
+  std::vector<WaitQueue::Slot> arrived;  // pushed since the last pass, in queue order
+
   RunResult run(SimObserver* o) {
     obs = o;
+    carrying = sim.continue_passes && cfg.queue_order == QueueOrder::Arrival && !fb;
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = w.jobs.size();
     std::size_t next = 0;
@@ -481,10 +493,17 @@ struct Simulator::Impl : PredictionBook::Listener {
       if (queue.empty()) return;
       if (cfg.queue_order == QueueOrder::Creasy) creasy_order();
       if (obs) obs->before_pass(SimView(*this), now);
-      adapter.begin_pass(now);
       ++stats.passes;
-      const PassResult pr = schedule_pass(now, queue, adapter, cfg.policy);
+      PassResult pr;
+      if (carrying) {
+        pr = schedule_pass(now, queue, adapter, cfg.policy, carry, arrived);
+        arrived.clear();
+      } else {
+        adapter.begin_pass(now);
+        pr = schedule_pass(now, queue, adapter, cfg.policy);
+      }
       stats.tested += pr.tested;
+      stats.continued += pr.continued;
       if (obs) obs->after_pass(SimView(*this), now, pr);
     };
     const bool each = sim.pass_per_event;

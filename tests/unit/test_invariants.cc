@@ -7,7 +7,9 @@
 // - with the "safe" option the same holds under predictions;
 // - without it, the checker does find delays (so it can fail);
 // - following the book's groups in the wait queue (SimOptions::group_values)
-//   changes no run: the same starts, ends, values and accuracies, bit for bit.
+//   changes no run: the same starts, ends, values and accuracies, bit for bit;
+// - nor does a pass after arrivals alone continuing the last one
+//   (SimOptions::continue_passes, policy.h's PassCarry).
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -130,6 +132,7 @@ class InvariantTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDeterministic);
   CPPUNIT_TEST(testGroupedRunIsPerJobRun);
   CPPUNIT_TEST(testGroupedAccuracyChangeAtJoin);
+  CPPUNIT_TEST(testContinuedPassesAreFreshPasses);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -225,6 +228,90 @@ class InvariantTest : public CppUnit::TestFixture {
       }
     }
     CPPUNIT_ASSERT(changes > 1000);  // the runs did re-predict waiting jobs
+  }
+  // A pass after arrivals alone continues the last one (EASY: the new jobs
+  // alone; conservative: from where it stopped): every job must start,
+  // end, be predicted, reserved as head and accounted as in a replay where
+  // every pass starts from scratch, under every preset (the ones that may
+  // not continue, too) and knobs that change what a pass carries. Queues
+  // long (load 1.1, few users) and short, runtimes beyond the estimates
+  // (predicted ends passed between passes), ties at equal times.
+  void testContinuedPassesAreFreshPasses() {
+    std::vector<std::string> names = preset_names();
+    for (const char* extra : {"conservative:plan=prediction:correction=estimate:propagation=yes",
+                              "conservative:plan=prediction:propagation=no",
+                              "conservative:correction=estimate", "easy++:propagation=no",
+                              "easy+:correction=gradual", "easy++:correction=exponential",
+                              "easy:reservations=3", "easy++:safe=yes", "conservative:safe=yes",
+                              "easy-pred:safe-after=3600"})
+      names.push_back(extra);
+    std::map<std::string, std::uint64_t> continued;
+    for (std::uint64_t seed : {1, 2, 3}) {
+      std::vector<Workload> ws;
+      GeneratorConfig g;
+      g.seed = seed;
+      g.jobs = 1000;
+      g.procs = 64;
+      g.users = 6;
+      g.load = 1.1;
+      ws.push_back(generate_workload(g, {}));
+      ws.push_back(random_workload(std::uint32_t(seed), 800, 32, /*overrun=*/true));
+      // Coarse times: arrivals and ends share seconds.
+      Workload coarse = random_workload(std::uint32_t(seed + 10), 800, 16, /*overrun=*/true);
+      for (Job& j : coarse.jobs) {
+        j.submit -= j.submit % 600;
+        j.runtime -= j.runtime % 300;
+      }
+      std::stable_sort(coarse.jobs.begin(), coarse.jobs.end(),
+                       [](const Job& a, const Job& b) { return a.submit < b.submit; });
+      ws.push_back(coarse);
+      for (std::size_t k = 0; k < ws.size(); ++k) {
+        for (const std::string& name : names) {
+          SimOptions fresh;
+          fresh.continue_passes = false;
+          const RunResult a = Simulator(ws[k], sched(name)).run();
+          const RunResult b = Simulator(ws[k], sched(name), fresh).run();
+          const std::string msg = name + " seed " + std::to_string(seed) + " workload " + std::to_string(k);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, std::uint64_t(0), b.stats.continued);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, b.stats.passes, a.stats.passes);
+          for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+            const JobOutcome &x = a.jobs[i], &y = b.jobs[i];
+            const std::string m = msg + " job " + std::to_string(i);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.start, x.start);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.end, x.end);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.first_reservation, x.first_reservation);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.final_prediction, x.final_prediction);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.corrections, x.corrections);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.backfilled, x.backfilled);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m, y.accuracy, x.accuracy);
+          }
+          continued[name] += a.stats.continued;
+        }
+        // One pass per event (--pass-per-event) for two presets.
+        for (const char* name : {"easy++", "conservative"}) {
+          SimOptions each, fresh;
+          each.pass_per_event = true;
+          fresh.pass_per_event = true;
+          fresh.continue_passes = false;
+          const RunResult a = Simulator(ws[k], sched(name), each).run();
+          const RunResult b = Simulator(ws[k], sched(name), fresh).run();
+          for (std::size_t i = 0; i < a.jobs.size(); ++i)
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(name) + " per event, job " + std::to_string(i),
+                                         b.jobs[i].start, a.jobs[i].start);
+          continued[std::string(name) + " per event"] += a.stats.continued;
+        }
+      }
+    }
+    // The paper's presets did continue passes; those whose tests change
+    // with time, safe backfilling and SJF / CREASY queue orders never do.
+    for (const char* name : {"easy", "easy-pred", "easy++", "easy-sjbf", "perfect++", "x2",
+                             "conservative", "conservative:correction=estimate",
+                             "conservative:plan=prediction:correction=estimate:propagation=yes",
+                             "easy++ per event", "conservative per event"})
+      CPPUNIT_ASSERT_MESSAGE(name, continued[name] > 100);
+    for (const char* name : {"fcfs", "sjf", "site", "sel", "sel++", "easy:reservations=3",
+                             "easy++:safe=yes", "conservative:safe=yes", "easy-pred:safe-after=3600"})
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(name, std::uint64_t(0), continued[name]);
   }
   // A group changes at the very second a job joined it: user 1's job A
   // (runtime 0) starts and ends at t=10, after B arrived then and joined

@@ -57,6 +57,19 @@ struct LimitsAdapter : RecordingAdapter {
 static_assert(resource_api_detail::has_start_limits<LimitsAdapter>::value);
 static_assert(!resource_api_detail::has_start_limits<RecordingAdapter>::value);
 
+// The same, for passes that continue each other (policy.h, PassCarry).
+struct CarryingAdapter : LimitsAdapter {
+  void begin_pass(Time t) {
+    now = t;
+    res.begin_pass(t);
+  }
+  bool continue_pass(Time t) {
+    if (!res.continue_pass(t)) return false;
+    now = t;
+    return true;
+  }
+};
+
 }  // namespace
 
 class PolicyTest : public CppUnit::TestFixture {
@@ -75,6 +88,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testConservativeReservesEveryone);
   CPPUNIT_TEST(testProfileMatchesBruteForce);
   CPPUNIT_TEST(testStartLimitsChangeNoDecision);
+  CPPUNIT_TEST(testCarriedPassIsFreshPass);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
@@ -520,6 +534,117 @@ class PolicyTest : public CppUnit::TestFixture {
       if (limits.reserved.size() < plain.reserved.size()) ++stopped_early;
     }
     CPPUNIT_ASSERT(stopped_early > 40);  // the shortcut was taken
+  }
+  // A pass that continues the last one (PassCarry) starts the jobs a pass
+  // from scratch starts, over several passes of one world: EASY (FCFS and
+  // SJBF) and conservative, random machines with running jobs (some past
+  // their predicted ends), arrivals between passes, and sometimes what a
+  // continued pass must not miss: a waiting job re-predicted (the queue's
+  // value_changes()), a job ended (the running set's version), time past a
+  // predicted end (the profile's next segment).
+  void testCarriedPassIsFreshPass() {
+    std::mt19937_64 rng(20261127);
+    int continued = 0, refused = 0;
+    for (int round = 0; round < 300; ++round) {
+      const std::int64_t total = 8 + std::int64_t(rng() % 64);
+      const int jobs = 200;
+      std::vector<std::int64_t> sizes;
+      std::vector<Time> pred;
+      for (int i = 0; i < jobs; ++i) {
+        const bool same = i > 0 && rng() % 4 == 0;
+        sizes.push_back(same ? sizes.back()
+                             : 1 + std::int64_t(rng() % 3 ? rng() % 6 : rng() % std::uint64_t(total)));
+        pred.push_back(same ? pred.back() : 1 + Time(rng() % 1500));
+      }
+      PolicyConfig cfg;
+      cfg.safe = false;
+      cfg.reservations = round % 3 == 2 ? 0 : 1;
+      cfg.backfill = round % 3 == 1 ? BackfillOrder::ShortestPrediction : BackfillOrder::Queue;
+      CarryingAdapter a, b;  // a carries, b starts every pass from scratch
+      WaitQueue qa(cfg.backfill), qb(cfg.backfill);
+      PassCarry carry;
+      std::vector<WaitQueue::Slot> arrived;
+      std::vector<std::pair<JobHandle, Time>> ends;  // running: (handle, predicted end)
+      Time now = 1000;
+      for (CarryingAdapter* x : {&a, &b}) {
+        x->res = ProcResources(total);
+        x->sizes = sizes;
+        x->pred = pred;
+        x->now = now;
+      }
+      int next = 0;
+      std::int64_t used = 0;
+      for (; next < 15 && used + sizes[std::size_t(next)] <= total; ++next) {
+        used += sizes[std::size_t(next)];
+        const Time end = now - 100 + Time(rng() % 1500);  // some already past
+        a.res.start(JobHandle(next), sizes[std::size_t(next)], end, end);
+        b.res.start(JobHandle(next), sizes[std::size_t(next)], end, end);
+        ends.emplace_back(JobHandle(next), end);
+      }
+      std::vector<WaitQueue::Slot> slot_a(std::size_t(jobs), WaitQueue::kNoSlot),
+          slot_b(std::size_t(jobs), WaitQueue::kNoSlot);
+      auto arrive = [&](int k) {
+        for (int i = 0; i < k && next < jobs; ++i, ++next) {
+          const std::size_t h = std::size_t(next);
+          slot_a[h] = qa.push(JobHandle(next), {next, 0}, pred[h], pred[h], sizes[h]);
+          slot_b[h] = qb.push(JobHandle(next), {next, 0}, pred[h], pred[h], sizes[h]);
+          arrived.push_back(slot_a[h]);
+        }
+      };
+      arrive(1 + int(rng() % 40));
+      for (int pass = 0; pass < 8; ++pass) {
+        const std::size_t sa = a.started.size();
+        b.begin_pass(now);
+        const PassResult ra = schedule_pass(now, qa, a, cfg, carry, arrived);
+        const PassResult rb = schedule_pass(now, qb, b, cfg);
+        arrived.clear();
+        const std::string msg = "round " + std::to_string(round) + " pass " + std::to_string(pass);
+        CPPUNIT_ASSERT_MESSAGE(msg, a.started == b.started);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, rb.shadow, ra.shadow);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, rb.head, ra.head);
+        continued += ra.continued;
+        for (std::size_t i = sa; i < a.started.size(); ++i) {
+          const JobHandle h = a.started[i];
+          ends.emplace_back(h, now + pred[h]);
+        }
+        // Between passes: arrivals, and sometimes one more change.
+        now += 1 + Time(rng() % 60);
+        arrive(int(rng() % 4));
+        const int what = int(rng() % 6);
+        std::vector<WaitQueue::Slot> waiting;
+        for (int h = 0; h < next; ++h)
+          if (slot_a[std::size_t(h)] != WaitQueue::kNoSlot &&
+              std::find(a.started.begin(), a.started.end(), JobHandle(h)) == a.started.end())
+            waiting.push_back(WaitQueue::Slot(h));
+        // (re-predicted: one that would fit now made short, or any job)
+        std::vector<WaitQueue::Slot> fitting;
+        for (const WaitQueue::Slot h : waiting)
+          if (sizes[h] <= a.res.free()) fitting.push_back(h);
+        if (what == 0 && !waiting.empty()) {
+          const bool fit = !fitting.empty() && rng() % 2;
+          const std::size_t h = fit ? fitting[rng() % fitting.size()] : waiting[rng() % waiting.size()];
+          const Time p = fit ? 1 : 1 + Time(rng() % 1500);
+          qa.set_prediction(slot_a[h], p);
+          qb.set_prediction(slot_b[h], p);
+          a.pred[h] = b.pred[h] = pred[h] = p;
+          ++refused;
+        } else if (what <= 2 && !ends.empty()) {  // a running job ends
+          const std::size_t k = rng() % ends.size();
+          const auto [h, end] = ends[k];
+          a.res.remove_running(h, sizes[h], end);
+          b.res.remove_running(h, sizes[h], end);
+          ends.erase(ends.begin() + std::ptrdiff_t(k));
+          ++refused;
+        } else if (what == 3) {  // past the next predicted end still ahead
+          Time t = kNever;
+          for (const auto& e : ends)
+            if (e.second >= now) t = std::min(t, e.second);
+          if (t < kNever) now = t + Time(rng() % 2);
+        }
+      }
+    }
+    CPPUNIT_ASSERT(continued > 300);
+    CPPUNIT_ASSERT(refused > 300);
   }
   // A job backfilled before the profile exists (only the head reserved, in
   // EASY's form) is held until its end bound once a later reservation

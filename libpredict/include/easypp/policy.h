@@ -41,7 +41,42 @@ struct PassResult {
   /// The head's room (PolicyConfig::head_room): kNever without a guard, 0
   /// when starving_head; what the plugin's other partitions respect.
   Time head_room = kNever;
+  bool continued = false;  ///< it continued the last pass (PassCarry)
 };
+
+/// What a pass leaves for the next one to continue from
+/// (schedule_pass() with a carry, below). When only arrivals came since
+/// the last pass (no job ended, started or was re-planned, no planning
+/// value changed, and the adapter kept its state: continue_pass()), a new
+/// pass would first redo the last one's work and reach the same outcome:
+/// the state the last pass ended in is the state the new one starts from,
+/// every job it left waiting fails the same tests again (time only shortens
+/// what may end before a reservation), and the new jobs come after all of
+/// them in queue order. So the new pass continues instead: EASY tries the
+/// new jobs alone, in backfill order; deeper reservations go on from the job
+/// the last pass stopped at. Same starts and reservations, fewer tests.
+struct PassCarry {
+  bool ok = false;       ///< the last pass left a state to continue from
+  PassResult head;       ///< its head, shadow and room (counts not carried)
+  Time room = kNever;    ///< (pass-local state of the last pass)
+  bool trusted = true;
+  /// Deeper reservations: the first job the last pass did not pass yet
+  /// (kNoSlot: it passed every job).
+  WaitQueue::Slot at = WaitQueue::kNoSlot;
+  std::uint64_t values = 0;  ///< the queue's value_changes() at its end
+};
+
+/// May passes under `cfg` continue each other (PassCarry)? Only where what
+/// may start depends on time through the shadow alone and is tested the
+/// same way each pass: no guard (its room grows with the head's wait), no
+/// selective reservations (starvation grows with the wait), no safe
+/// backfilling, and one reservation (EASY) or every job's (conservative,
+/// over the queue-order index: start_limits()).
+inline bool continuable(const PolicyConfig& cfg) {
+  if (cfg.safe || cfg.any_guard() || cfg.selective.on()) return false;
+  return cfg.reservations == 1 ||
+         (cfg.reservations <= 0 && cfg.backfill == BackfillOrder::Queue);
+}
 
 namespace pass_detail {
 
@@ -136,14 +171,72 @@ bool try_candidate(const WaitQueue::Item& item, WaitQueue& q, Adapter& a,
   return true;
 }
 
+// A continued EASY pass (PassCarry): only the jobs pushed since the last
+// pass can start, tried in the order's sequence (SJBF: by prediction, ties
+// in queue order) with the candidate index's test, as the index would
+// find them.
+template <class Order, class Adapter, class BoundOf, class NothingFits>
+void new_candidates(Time now, WaitQueue& q, Adapter& a, const WaitQueue::Slot* arrived,
+                    std::size_t n_arrived, const BoundOf& bound_of,
+                    const NothingFits& nothing_fits, PassResult& r) {
+  std::vector<WaitQueue::Slot> order(arrived, arrived + n_arrived);
+  if constexpr (Order::kAscendingPredictions) {
+    std::stable_sort(order.begin(), order.end(), [&](WaitQueue::Slot x, WaitQueue::Slot y) {
+      return q.entry(x).prediction < q.entry(y).prediction;
+    });
+  }
+  for (const WaitQueue::Slot s : order) {
+    if (nothing_fits()) break;
+    CandidateProbe probe;
+    probe.limit = r.shadow - now;
+    probe.free = a.free_width();
+    probe.extra = std::min(probe.free, a.extra_width());
+    const WaitQueue::Entry& e = q.entry(s);
+    if (!probe.passes(e.width, e.prediction, e.estimate)) continue;
+    if (!a.may_continue()) {
+      r.interrupted = true;
+      break;
+    }
+    ++r.tested;
+    if (a.backfill(e.handle, bound_of(e))) {
+      ++r.started_backfill;
+      q.erase(s);
+    }
+  }
+}
+
+// `carry`: continue the last pass if carry->ok (the caller checked that
+// only the jobs `arrived` came since), and leave what the next one needs.
 template <class Order, class Adapter>
-PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
+PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
+                PassCarry* carry = nullptr, const WaitQueue::Slot* arrived = nullptr,
+                std::size_t n_arrived = 0) {
   using Slot = WaitQueue::Slot;
   PassResult r;
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
   ReservedSlots reserved;
   Time room = kNever;    // how far past the shadow an estimate may end
   bool trusted = !cfg.safe;  // predictions alone bound (no safe backfill, no guard)
+  if (carry != nullptr && !continuable(cfg)) carry->ok = false;
+  const bool resumed = carry != nullptr && carry->ok;
+  if (resumed) {
+    r = carry->head;
+    r.continued = true;
+    room = carry->room;
+    trusted = carry->trusted;
+  }
+  // What the next pass continues from (carry): set where this one ends.
+  auto leave = [&](Slot at) {
+    if (carry == nullptr) return;
+    carry->ok = !r.interrupted && r.head_reserved && continuable(cfg);
+    carry->head = r;
+    carry->head.started_in_order = carry->head.started_backfill = carry->head.tested = 0;
+    carry->head.continued = false;
+    carry->room = room;
+    carry->trusted = trusted;
+    carry->at = at;
+    carry->values = q.value_changes();
+  };
   // Nothing waiting is narrow enough for what is free: stop (cheap, and
   // frequent at high load, when only wide jobs are left waiting).
   auto nothing_fits = [&] { return !a.can_start_more() || a.free_width() < q.min_width(); };
@@ -151,11 +244,28 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
     return trusted ? now + e.prediction : cfg.end_bound(now, e.prediction, e.estimate, room);
   };
 
+  if (resumed && depth == 1) {  // EASY: the new jobs alone
+    new_candidates<Order>(now, q, a, arrived, n_arrived, bound_of, nothing_fits, r);
+    leave(WaitQueue::kNoSlot);
+    return r;
+  }
+
   // Phase A: queue order. Jobs start while nothing is blocked (EASY step 1);
   // the first `depth` blocked jobs get reservations; jobs between them may
-  // backfill around the reservations made so far.
+  // backfill around the reservations made so far. (Continued: from the job
+  // the last pass stopped at, or the first new one.)
   const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
+  if (resumed) {
+    const Slot from = carry->at != WaitQueue::kNoSlot ? carry->at
+                      : n_arrived > 0                 ? arrived[0]
+                                                      : WaitQueue::kNoSlot;
+    if (from == WaitQueue::kNoSlot) {
+      leave(WaitQueue::kNoSlot);
+      return r;
+    }
+    it = q.queue_order_from(from);
+  }
   // Deeper reservations over a queue-order index, when the adapter tells
   // what could still start (resource_api.h, start_limits): the index finds
   // the next job at or after this one that could start (`next`); the jobs
@@ -183,7 +293,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
           for (unsigned k = 0; k < l.n_steps; ++k)
             probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
           next = q.first_in_queue_order(probe, s);
-          if (next == WaitQueue::kNoSlot) return r;
+          if (next == WaitQueue::kNoSlot) {
+            leave(s);
+            return r;
+          }
         }
         if (s != next) {
           a.reserve(e.handle, e.prediction, /*is_head=*/false);
@@ -200,7 +313,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
         q.erase(s);
         continue;
       }
-      if (cfg.backfill == BackfillOrder::None) return r;
+      if (cfg.backfill == BackfillOrder::None) {
+        leave(s);
+        return r;
+      }
       r.shadow = a.reserve(e.handle, e.prediction, /*is_head=*/true);
       room = cfg.head_room(now, e.since, e.prediction, r.shadow, e.first_reservation);
       r.head_room = room;
@@ -212,9 +328,13 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
       reserved.add(s);
       continue;
     }
-    if (nothing_fits()) return r;
+    if (nothing_fits()) {
+      leave(s);
+      return r;
+    }
     if (!a.may_continue()) {
       r.interrupted = true;
+      leave(s);
       return r;
     }
     ++r.tested;
@@ -227,7 +347,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
     ++r.reservations;
     reserved.add(s);
   }
-  if (it == by_queue.end()) return r;
+  if (it == by_queue.end()) {
+    leave(WaitQueue::kNoSlot);
+    return r;
+  }
 
   // Phase B: every other waiting job, in the backfill order.
   const bool safe = cfg.safe || room < kNever;
@@ -239,6 +362,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   const bool by_estimate = cfg.safe || room <= 0;
   if (depth == 1 && (!by_estimate || Order::kIndexedByEstimate)) {
     indexed_candidates<Order>(now, q, a, by_estimate, reserved, bound_of, nothing_fits, r);
+    leave(WaitQueue::kNoSlot);
     return r;
   }
   const auto last = Order::last(q);
@@ -258,6 +382,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
     auto backfill = [&](const WaitQueue::Entry& e) { return a.backfill(e.handle, bound_of(e)); };
     if (!try_candidate(item, q, a, nothing_fits, backfill, r)) break;
   }
+  leave(WaitQueue::kNoSlot);
   return r;
 }
 
@@ -346,6 +471,41 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
       break;
   }
   return pass_detail::pass<pass_detail::NoBackfill>(now, q, a, cfg);
+}
+
+/// schedule_pass() continuing the last pass where it may (PassCarry), for
+/// a caller that keeps `carry` from pass to pass and lists in `arrived` the
+/// jobs pushed since the last pass, in queue order, every one after every
+/// job that waited then (FCFS arrivals). This calls the adapter's
+/// begin_pass(now), or its continue_pass(now) when it continues: that one
+/// keeps the last pass's planning state and says false when anything but
+/// time changed it (a job ended, started or was re-planned since) or when
+/// time did (a planned end was passed). Arrivals are all the caller may
+/// have changed in the queue; the queue itself tells of changed planning
+/// values (WaitQueue::value_changes()).
+template <class Adapter>
+PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
+                         PassCarry& carry, const std::vector<WaitQueue::Slot>& arrived) {
+  static_assert(check_resource_adapter<Adapter>());
+  if (!(carry.ok && continuable(cfg) && carry.values == q.value_changes() &&
+        a.continue_pass(now))) {
+    carry.ok = false;
+    a.begin_pass(now);
+  }
+  if (cfg.selective.on() && cfg.backfill != BackfillOrder::None) {
+    carry.ok = false;
+    return schedule_pass(now, q, a, cfg);
+  }
+  const WaitQueue::Slot* const p = arrived.data();
+  switch (cfg.backfill) {
+    case BackfillOrder::ShortestPrediction:
+      return pass_detail::pass<ShortestJobBackfilledFirst>(now, q, a, cfg, &carry, p, arrived.size());
+    case BackfillOrder::Queue:
+      return pass_detail::pass<FcfsBackfill>(now, q, a, cfg, &carry, p, arrived.size());
+    case BackfillOrder::None:
+      break;
+  }
+  return pass_detail::pass<pass_detail::NoBackfill>(now, q, a, cfg, &carry, p, arrived.size());
 }
 
 }  // namespace easypp

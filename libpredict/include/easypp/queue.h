@@ -259,6 +259,15 @@ class WaitQueue {
   };
   /// Queue order.
   QueueRange queue_order() const;
+  /// Queue order from waiting job `s` on (the iterator at it).
+  QueueIterator queue_order_from(Slot s) const;
+
+  /// Counts the changes of waiting jobs' planning values (set_prediction(),
+  /// set_group_prediction() on a group with waiting jobs, a job taking a
+  /// group's different value in set_group()); pushes and erases do not
+  /// count. A pass may continue the last one only while it is unchanged
+  /// (policy.h, PassCarry).
+  std::uint64_t value_changes() const { return value_changes_; }
 
   // --- SJBF order ---------------------------------------------------------------
 
@@ -441,6 +450,7 @@ class WaitQueue {
   mutable std::vector<std::vector<std::uint64_t>> used_;
   mutable std::uint32_t next_ = 0;  // next automatic position
   mutable bool stale_ = false;      // automatic positions out of queue order
+  std::uint64_t value_changes_ = 0;  // value_changes()
   bool explicit_positions_ = false;
   mutable QueueKey last_key_;  // the last key pushed; after a renumbering, the largest
   mutable bool has_last_ = false;

@@ -30,6 +30,13 @@ class ProcAdapter {
     now_ = now;
     res_.begin_pass(now);
   }
+  /// Called instead, before a pass that continues the last one (policy.h,
+  /// PassCarry); false: it cannot (then begin_pass()).
+  bool continue_pass(Time now) {
+    if (!res_.continue_pass(now)) return false;
+    now_ = now;
+    return true;
+  }
 
   bool start_now(JobHandle h, Time end_bound) {
     const std::int64_t size = jobs_.size(h);

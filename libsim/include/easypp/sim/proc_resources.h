@@ -33,6 +33,14 @@ class ProcResources {
   // --- planning within one scheduling pass ---------------------------------
   /// Forget the previous pass's reservations.
   void begin_pass(Time now);
+  /// Keep them instead, for a pass at `now` that continues the last one
+  /// (policy.h, PassCarry): true if the state is the one a pass at `now`
+  /// would rebuild. False, keeping nothing (call begin_pass()), when the
+  /// running set changed since the last pass (a job ended or was
+  /// re-planned), or, once the profile exists, when a planned end or
+  /// reservation lies in (last now, now] or a reservation began at the
+  /// last now (a profile built at `now` would hold it from `now`).
+  bool continue_pass(Time now);
   bool fits_now(std::int64_t size) const { return size <= free_; }
   /// Earliest start for `size` processors held `duration` seconds; records
   /// the reservation. See resource_api.h (reserve).
@@ -114,6 +122,11 @@ class ProcResources {
 
   Time now_ = 0;
   std::size_t nres_ = 0;
+  // continue_pass(): the running set's version when the last pass ended
+  // (begin_pass() and start() keep it), and whether a reservation of the
+  // profile began at that pass's now.
+  std::uint64_t pass_version_ = 0;
+  mutable bool at_now_ = false;
   Time shadow_ = kNever;
   std::int64_t extra_ = 0;
   // The running set changes less often than passes run (an arrival alone

@@ -73,6 +73,11 @@ struct SimOptions {
   /// Off: each re-predicted job is visited, as before; the runs are the
   /// same (a unit test compares them), only slower.
   bool group_values = true;
+  /// A pass after arrivals alone continues the last pass instead of
+  /// redoing it (policy.h, PassCarry): EASY tests the new jobs only,
+  /// conservative goes on from where the last pass stopped. Off: every pass
+  /// from scratch; the runs are the same (a unit test compares them).
+  bool continue_passes = true;
 };
 
 /// What a feedback replay did with the links of fields 17 and 18.
@@ -96,6 +101,7 @@ struct SimStats {
   std::uint64_t corrections = 0;
   std::uint64_t backfilled = 0;
   std::uint64_t tested = 0;     ///< backfill candidates examined, all passes
+  std::uint64_t continued = 0;  ///< passes that continued the last one (PassCarry)
   std::uint64_t max_queue = 0;
   double elapsed_seconds = 0;  ///< wall-clock time of the run (not the reading)
 };
