@@ -103,8 +103,46 @@ void ProcResources::begin_pass(Time now) {
   at_now_ = false;
 }
 
+// EASY: walk running jobs by predicted end until the job fits (cached while
+// the running set and the size are the same).
+void ProcResources::head_fit(std::int64_t size, Time* shadow, std::int64_t* extra) {
+  if (version_ == cached_version_ && size == cached_size_) {
+    *shadow = cached_shadow_;
+    *extra = cached_extra_;
+    return;
+  }
+  const std::int64_t avail = free_;
+  *shadow = kNever;
+  *extra = 0;
+  if (avail >= size) {
+    *shadow = now_;
+    *extra = avail - size;
+  } else {
+    std::int64_t held = 0;
+    Run r{};
+    if (running_.first_holding(size - avail, &r, &held)) {
+      *shadow = r.end;
+      *extra = avail + held - size;
+    }
+  }
+  cached_version_ = version_;
+  cached_size_ = size;
+  cached_shadow_ = *shadow;
+  cached_extra_ = *extra;
+}
+
 bool ProcResources::continue_pass(Time now) {
   if (version_ != pass_version_ || now < now_ || !held_.empty()) return false;
+  if (nres_ == 1 && !profile_) {
+    // The head's shadow form, as a pass would find it now: the jobs this
+    // pass started run now, and the walk counts runs up to the one that
+    // makes the head fit, so one that ends exactly at the shadow time may
+    // count or not and the extra differ from what the last pass left.
+    Time shadow;
+    std::int64_t extra;
+    head_fit(head_size_, &shadow, &extra);
+    if (shadow != shadow_ || extra != extra_) return false;
+  }
   if (profile_) {
     if (at_now_ || (segs_.size() > 1 && segs_[1].t <= now)) return false;
     segs_[0].t = now;
@@ -162,28 +200,7 @@ std::size_t ProcResources::split_at(Time t) {
 Time ProcResources::reserve(std::int64_t size, Time duration) {
   duration = std::max<Time>(duration, 1);
   if (nres_ == 0) {
-    // EASY: walk running jobs by predicted end until the job fits.
-    std::int64_t avail = free_;
-    shadow_ = kNever;
-    extra_ = 0;
-    if (version_ == cached_version_ && size == cached_size_) {
-      shadow_ = cached_shadow_;
-      extra_ = cached_extra_;
-    } else if (avail >= size) {
-      shadow_ = now_;
-      extra_ = avail - size;
-    } else {
-      std::int64_t held = 0;
-      Run r{};
-      if (running_.first_holding(size - avail, &r, &held)) {
-        shadow_ = r.end;
-        extra_ = avail + held - size;
-      }
-    }
-    cached_version_ = version_;
-    cached_size_ = size;
-    cached_shadow_ = shadow_;
-    cached_extra_ = extra_;
+    head_fit(size, &shadow_, &extra_);
     head_shadow_ = shadow_;
     head_size_ = size;
     head_duration_ = duration;

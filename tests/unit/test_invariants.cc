@@ -13,6 +13,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
@@ -20,7 +21,9 @@
 
 #include "easypp/sim/generator.h"
 #include "easypp/sim/simulator.h"
+#include "easypp/sim/workload.h"
 #include "sim_fixtures.h"
+#include "workloads.h"
 
 using namespace easypp;
 using namespace easypp::testing;
@@ -246,7 +249,7 @@ class InvariantTest : public CppUnit::TestFixture {
                               "easy-pred:safe-after=3600"})
       names.push_back(extra);
     std::map<std::string, std::uint64_t> continued;
-    for (std::uint64_t seed : {1, 2, 3}) {
+    for (std::uint64_t seed : {1, 2}) {
       std::vector<Workload> ws;
       GeneratorConfig g;
       g.seed = seed;
@@ -301,6 +304,24 @@ class InvariantTest : public CppUnit::TestFixture {
           continued[std::string(name) + " per event"] += a.stats.continued;
         }
       }
+    }
+    // A real log, whose round estimates make planned ends tie (the EASY
+    // walk's extra then depends on which run it counts last).
+    const std::string ctc = workload_path("CTC-SP2-1996-3.1-cln.swf.gz");
+    if (!file_exists(ctc)) {
+      std::cout << "\n  [" << ctc << " not found; set WORKLOADS]\n";
+      CPPUNIT_FAIL("the archive's logs are needed here: " + ctc);
+    }
+    const Workload log = load_workload(ctc, {});
+    for (const char* name : {"easy-pcor", "easy++:correction=gradual", "conservative"}) {
+      SimOptions fresh;
+      fresh.continue_passes = false;
+      const RunResult a = Simulator(log, sched(name)).run();
+      const RunResult b = Simulator(log, sched(name), fresh).run();
+      CPPUNIT_ASSERT(a.stats.continued > 10000);
+      for (std::size_t i = 0; i < a.jobs.size(); ++i)
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(name) + " on CTC, job " + std::to_string(i),
+                                     b.jobs[i].start, a.jobs[i].start);
     }
     // The paper's presets did continue passes; those whose tests change
     // with time, safe backfilling and SJF / CREASY queue orders never do.

@@ -179,13 +179,34 @@ template <class Order, class Adapter, class BoundOf, class NothingFits>
 void new_candidates(Time now, WaitQueue& q, Adapter& a, const WaitQueue::Slot* arrived,
                     std::size_t n_arrived, const BoundOf& bound_of,
                     const NothingFits& nothing_fits, PassResult& r) {
-  std::vector<WaitQueue::Slot> order(arrived, arrived + n_arrived);
-  if constexpr (Order::kAscendingPredictions) {
-    std::stable_sort(order.begin(), order.end(), [&](WaitQueue::Slot x, WaitQueue::Slot y) {
-      return q.entry(x).prediction < q.entry(y).prediction;
-    });
+  // (Mostly one job; a few arrive in the same second: insertion, stable.)
+  constexpr std::size_t kInline = 8;
+  WaitQueue::Slot inline_order[kInline];
+  std::vector<WaitQueue::Slot> more;
+  WaitQueue::Slot* order = inline_order;
+  if (n_arrived > kInline) {
+    more.resize(n_arrived);
+    order = more.data();
   }
-  for (const WaitQueue::Slot s : order) {
+  if (n_arrived <= kInline) {
+    for (std::size_t i = 0; i < n_arrived; ++i) {
+      std::size_t k = i;
+      if constexpr (Order::kAscendingPredictions) {
+        const Time p = q.entry(arrived[i]).prediction;
+        for (; k > 0 && q.entry(order[k - 1]).prediction > p; --k) order[k] = order[k - 1];
+      }
+      order[k] = arrived[i];
+    }
+  } else {
+    std::copy(arrived, arrived + n_arrived, order);
+    if constexpr (Order::kAscendingPredictions) {
+      std::stable_sort(order, order + n_arrived, [&](WaitQueue::Slot x, WaitQueue::Slot y) {
+        return q.entry(x).prediction < q.entry(y).prediction;
+      });
+    }
+  }
+  for (std::size_t i = 0; i < n_arrived; ++i) {
+    const WaitQueue::Slot s = order[i];
     if (nothing_fits()) break;
     CandidateProbe probe;
     probe.limit = r.shadow - now;
@@ -301,7 +322,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
         if (s != next) {
           a.reserve(e.handle, e.prediction, /*is_head=*/false);
           ++r.reservations;
-          reserved.add(s);
+          if (depth != UINT_MAX) reserved.add(s);  // (phase B's: never reached with every job reserved)
           continue;
         }
         next = WaitQueue::kNoSlot;  // tried below; the next query starts after it

@@ -60,6 +60,16 @@
 //       such jobs their reservation without a backfill() call, and ends
 //       once no waiting job is inside it (the reservations left would
 //       change no decision of the pass). Without it, every job is asked.
+//
+// Two more, asked only by schedule_pass() with a PassCarry (policy.h:
+// passes that continue the last one; the simulator's):
+//
+//   void begin_pass(Time now);
+//       Forget the last pass's reservations (the caller otherwise does).
+//   bool continue_pass(Time now);
+//       Keep them for a pass at `now` that continues the last one: true only
+//       if that state is the one begin_pass() and the same calls would
+//       rebuild (nothing but time changed since, and time changed nothing).
 #pragma once
 
 #include <cstdint>
