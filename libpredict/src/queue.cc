@@ -632,7 +632,7 @@ void WaitQueue::tree_rebuild() const {
   tree_.is_dirty.assign(leaves, 0);
 }
 
-void WaitQueue::tree_leaf(std::uint32_t node) const {
+bool WaitQueue::tree_leaf(std::uint32_t node) const {
   const unsigned c = classes();
   std::int32_t pred[64], est[64];
   std::fill(pred, pred + c, kNoValue);
@@ -657,15 +657,25 @@ void WaitQueue::tree_leaf(std::uint32_t node) const {
     pred[x.klass] = std::min(pred[x.klass], v);
     if (tree_.by_estimate) est[x.klass] = std::min(est[x.klass], x.estimate);
   }
+  bool changed = tree_.min_w[node] != minw;
   tree_.min_w[node] = minw;
   std::int32_t* pp = &tree_.pm_pred[std::size_t(node) * c];
   std::int32_t run = kNoValue;
-  for (unsigned k = 0; k < c; ++k) pp[k] = run = std::min(run, pred[k]);
+  for (unsigned k = 0; k < c; ++k) {
+    run = std::min(run, pred[k]);
+    changed |= pp[k] != run;
+    pp[k] = run;
+  }
   if (tree_.by_estimate) {
     std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
     run = kNoValue;
-    for (unsigned k = 0; k < c; ++k) pe[k] = run = std::min(run, est[k]);
+    for (unsigned k = 0; k < c; ++k) {
+      run = std::min(run, est[k]);
+      changed |= pe[k] != run;
+      pe[k] = run;
+    }
   }
+  return changed;
 }
 
 void WaitQueue::tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t value) const {
@@ -678,20 +688,31 @@ void WaitQueue::tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t valu
   }
 }
 
-void WaitQueue::tree_merge(std::uint32_t node) const {
+bool WaitQueue::tree_merge(std::uint32_t node) const {
   const unsigned c = classes();
   const std::uint32_t l = 2 * node, r = l + 1;
-  tree_.min_w[node] = std::min(tree_.min_w[l], tree_.min_w[r]);
+  const std::int64_t minw = std::min(tree_.min_w[l], tree_.min_w[r]);
+  bool changed = tree_.min_w[node] != minw;
+  tree_.min_w[node] = minw;
   std::int32_t* p = &tree_.pm_pred[std::size_t(node) * c];
   const std::int32_t* a = &tree_.pm_pred[std::size_t(l) * c];
   const std::int32_t* b = &tree_.pm_pred[std::size_t(r) * c];
-  for (unsigned k = 0; k < c; ++k) p[k] = std::min(a[k], b[k]);
+  for (unsigned k = 0; k < c; ++k) {
+    const std::int32_t v = std::min(a[k], b[k]);
+    changed |= p[k] != v;
+    p[k] = v;
+  }
   if (tree_.by_estimate) {
     std::int32_t* pe = &tree_.pm_est[std::size_t(node) * c];
     const std::int32_t* ae = &tree_.pm_est[std::size_t(l) * c];
     const std::int32_t* be = &tree_.pm_est[std::size_t(r) * c];
-    for (unsigned k = 0; k < c; ++k) pe[k] = std::min(ae[k], be[k]);
+    for (unsigned k = 0; k < c; ++k) {
+      const std::int32_t v = std::min(ae[k], be[k]);
+      changed |= pe[k] != v;
+      pe[k] = v;
+    }
   }
+  return changed;
 }
 
 void WaitQueue::tree_touch(std::uint32_t p) const {
@@ -701,28 +722,35 @@ void WaitQueue::tree_touch(std::uint32_t p) const {
   tree_.dirty.push_back(tree_.leaves + leaf);
 }
 
-// Every dirty leaf, then their parents level by level, each node once.
+// Every dirty leaf, then the parents of the nodes whose bounds changed,
+// level by level, each node once: a node that comes out as it was leaves
+// its ancestors as they are (they were merged from these very bounds; a
+// job that leaves without being its leaf's least, the common case, stops
+// at the leaf).
 void WaitQueue::tree_flush() const {
   std::vector<std::uint32_t>& level = tree_.dirty;
   if (level.empty()) return;
+  std::size_t m = 0;
   for (std::uint32_t n : level) {
-    tree_leaf(n);
     tree_.is_dirty[n - tree_.leaves] = 0;
+    if (tree_leaf(n)) level[m++] = n;
   }
-  // Then the parents of the nodes just computed, until the root. When the
-  // leaves are not all at one depth a node can come up more than once: its
-  // last computation comes after its children's last (one step per level).
+  level.resize(m);
+  // Then the parents of the nodes just changed, until the root. The leaves
+  // are all at one depth (a power of two of them: grow()), so a level's
+  // parents, sorted, are the next level.
   std::sort(level.begin(), level.end());
-  for (;;) {
+  while (!level.empty()) {
     std::size_t k = 0;
+    std::uint32_t last = 0;
     for (std::uint32_t n : level) {
       if (n <= 1) continue;
       const std::uint32_t up = n >> 1;  // sorted in, sorted out
-      if (k == 0 || level[k - 1] != up) level[k++] = up;
+      if (up == last) continue;
+      last = up;
+      if (tree_merge(up)) level[k++] = up;
     }
     level.resize(k);
-    if (k == 0) break;
-    for (std::uint32_t n : level) tree_merge(n);
   }
 }
 

@@ -497,11 +497,11 @@ class WaitQueue {
   void tree_touch(std::uint32_t p) const;        // its leaf and the path up, at the next flush
   void tree_flush() const;                        // recompute what changed since the last
   void tree_rebuild() const;
-  void tree_leaf(std::uint32_t node) const;
+  bool tree_leaf(std::uint32_t node) const;  // (true: its bounds changed)
   // A leaf's jobs of class >= klass now have a value as short as `value`:
   // its bounds and those above it lowered in place.
   void tree_lower(std::uint32_t leaf, unsigned klass, std::int32_t value) const;
-  void tree_merge(std::uint32_t node) const;
+  bool tree_merge(std::uint32_t node) const;  // (true: its bounds changed)
   bool tree_may_pass(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
   Slot tree_find(std::uint32_t node, const CandidateProbe& p, unsigned cls) const;
   // The same among positions >= from; the node holds positions [lo, hi).
