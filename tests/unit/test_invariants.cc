@@ -291,7 +291,7 @@ class InvariantTest : public CppUnit::TestFixture {
           continued[name] += a.stats.continued;
         }
         // One pass per event (--pass-per-event) for two presets.
-        for (const char* name : {"easy++", "conservative"}) {
+        for (const char* name : {"easy++", "conservative", "easy-pred"}) {
           SimOptions each, fresh;
           each.pass_per_event = true;
           fresh.pass_per_event = true;
@@ -313,7 +313,7 @@ class InvariantTest : public CppUnit::TestFixture {
       CPPUNIT_FAIL("the archive's logs are needed here: " + ctc);
     }
     const Workload log = load_workload(ctc, {});
-    for (const char* name : {"easy-pcor", "easy++:correction=gradual", "conservative"}) {
+    for (const char* name : {"easy-pcor", "easy+:correction=gradual", "conservative"}) {
       SimOptions fresh;
       fresh.continue_passes = false;
       const RunResult a = Simulator(log, sched(name)).run();
@@ -323,15 +323,17 @@ class InvariantTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(name) + " on CTC, job " + std::to_string(i),
                                      b.jobs[i].start, a.jobs[i].start);
     }
-    // The paper's presets did continue passes; those whose tests change
-    // with time, safe backfilling and SJF / CREASY queue orders never do.
-    for (const char* name : {"easy", "easy-pred", "easy++", "easy-sjbf", "perfect++", "x2",
+    // The paper's FCFS presets did continue passes; those whose tests
+    // change with time, safe backfilling, SJBF and SJF / CREASY queue orders
+    // never do.
+    for (const char* name : {"easy", "easy-pred", "easy+", "easy-pcor", "perfect", "x2",
                              "conservative", "conservative:correction=estimate",
                              "conservative:plan=prediction:correction=estimate:propagation=yes",
-                             "easy++ per event", "conservative per event"})
+                             "conservative per event", "easy-pred per event"})
       CPPUNIT_ASSERT_MESSAGE(name, continued[name] > 100);
     for (const char* name : {"fcfs", "sjf", "site", "sel", "sel++", "easy:reservations=3",
-                             "easy++:safe=yes", "conservative:safe=yes", "easy-pred:safe-after=3600"})
+                             "easy++", "easy-sjbf", "easy++ per event", "easy++:safe=yes",
+                             "conservative:safe=yes", "easy-pred:safe-after=3600"})
       CPPUNIT_ASSERT_EQUAL_MESSAGE(name, std::uint64_t(0), continued[name]);
   }
   // A group changes at the very second a job joined it: user 1's job A
