@@ -476,7 +476,8 @@ struct Simulator::Impl : PredictionBook::Listener {
   // (policy.h, PassCarry; SimOptions::continue_passes): FCFS queue order,
   // where an arrival joins the end of the queue (not SJF or CREASY, nor the
   // closed loop, whose released jobs may sort before a job logged at the
-  // same second). What else may come between passes (ends, corrections,
+  // same second), and a policy that may (continuable(): the others take
+  // the plain pass, without the carry's bookkeeping). What else may come between passes (ends, corrections,
   // re-predictions) the adapter and the queue tell the pass themselves.
   bool carrying = false;
   PassCarry carry;
@@ -484,7 +485,8 @@ struct Simulator::Impl : PredictionBook::Listener {
 
   RunResult run(SimObserver* o) {
     obs = o;
-    carrying = sim.continue_passes && cfg.queue_order == QueueOrder::Arrival && !fb;
+    carrying = sim.continue_passes && cfg.queue_order == QueueOrder::Arrival && !fb &&
+               continuable(cfg.policy);
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = w.jobs.size();
     std::size_t next = 0;
