@@ -103,34 +103,6 @@ void ProcResources::begin_pass(Time now) {
   at_now_ = false;
 }
 
-// EASY: walk running jobs by predicted end until the job fits (cached while
-// the running set and the size are the same).
-void ProcResources::head_fit(std::int64_t size, Time* shadow, std::int64_t* extra) {
-  if (version_ == cached_version_ && size == cached_size_) {
-    *shadow = cached_shadow_;
-    *extra = cached_extra_;
-    return;
-  }
-  const std::int64_t avail = free_;
-  *shadow = kNever;
-  *extra = 0;
-  if (avail >= size) {
-    *shadow = now_;
-    *extra = avail - size;
-  } else {
-    std::int64_t held = 0;
-    Run r{};
-    if (running_.first_holding(size - avail, &r, &held)) {
-      *shadow = r.end;
-      *extra = avail + held - size;
-    }
-  }
-  cached_version_ = version_;
-  cached_size_ = size;
-  cached_shadow_ = *shadow;
-  cached_extra_ = *extra;
-}
-
 bool ProcResources::continue_pass(Time now) {
   if (version_ != pass_version_ || now < now_ || !held_.empty()) return false;
   if (nres_ == 1 && !profile_) {
@@ -195,6 +167,34 @@ std::size_t ProcResources::split_at(Time t) {
   if (segs_[i].t == t) return i;
   segs_.insert(segs_.begin() + std::ptrdiff_t(i) + 1, Seg{t, segs_[i].free});
   return i + 1;
+}
+
+// EASY: walk running jobs by predicted end until the job fits (cached while
+// the running set and the size are the same).
+inline void ProcResources::head_fit(std::int64_t size, Time* shadow, std::int64_t* extra) {
+  if (version_ == cached_version_ && size == cached_size_) {
+    *shadow = cached_shadow_;
+    *extra = cached_extra_;
+    return;
+  }
+  const std::int64_t avail = free_;
+  *shadow = kNever;
+  *extra = 0;
+  if (avail >= size) {
+    *shadow = now_;
+    *extra = avail - size;
+  } else {
+    std::int64_t held = 0;
+    Run r{};
+    if (running_.first_holding(size - avail, &r, &held)) {
+      *shadow = r.end;
+      *extra = avail + held - size;
+    }
+  }
+  cached_version_ = version_;
+  cached_size_ = size;
+  cached_shadow_ = *shadow;
+  cached_extra_ = *extra;
 }
 
 Time ProcResources::reserve(std::int64_t size, Time duration) {

@@ -491,19 +491,15 @@ struct Simulator::Impl : PredictionBook::Listener {
     const std::size_t n = w.jobs.size();
     std::size_t next = 0;
     ProcAdapter<Impl> adapter(res, *this);
-    auto pass = [&] {
+    auto pass = [&]() __attribute__((always_inline)) {
       if (queue.empty()) return;
       if (cfg.queue_order == QueueOrder::Creasy) creasy_order();
       if (obs) obs->before_pass(SimView(*this), now);
       ++stats.passes;
-      PassResult pr;
-      if (carrying) {
-        pr = schedule_pass(now, queue, adapter, cfg.policy, carry, arrived);
-        arrived.clear();
-      } else {
-        adapter.begin_pass(now);
-        pr = schedule_pass(now, queue, adapter, cfg.policy);
-      }
+      const PassResult pr = carrying ? schedule_pass(now, queue, adapter, cfg.policy, carry, arrived)
+                                     : (adapter.begin_pass(now),
+                                        schedule_pass(now, queue, adapter, cfg.policy));
+      if (carrying) arrived.clear();
       stats.tested += pr.tested;
       stats.continued += pr.continued;
       if (obs) obs->after_pass(SimView(*this), now, pr);

@@ -208,16 +208,19 @@ void new_candidates(Time now, WaitQueue& q, Adapter& a, const WaitQueue::Slot* a
 // only the jobs `arrived` came since), and leave what the next one needs.
 template <class Order, class Adapter>
 PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
-                PassCarry* carry = nullptr, const WaitQueue::Slot* arrived = nullptr,
+                PassCarry* carry_in = nullptr, const WaitQueue::Slot* arrived = nullptr,
                 std::size_t n_arrived = 0) {
   using Slot = WaitQueue::Slot;
+  // (Only FCFS passes continue, continuable(): the others compile without.)
+  constexpr bool kCarry = Order::kOrder == BackfillOrder::Queue;
+  PassCarry* const carry = kCarry ? carry_in : nullptr;
   PassResult r;
   const unsigned depth = cfg.reservations <= 0 ? UINT_MAX : unsigned(cfg.reservations);
   ReservedSlots reserved;
   Time room = kNever;    // how far past the shadow an estimate may end
   bool trusted = !cfg.safe;  // predictions alone bound (no safe backfill, no guard)
   if (carry != nullptr && !continuable(cfg)) carry->ok = false;
-  const bool resumed = carry != nullptr && carry->ok;
+  const bool resumed = kCarry && carry != nullptr && carry->ok;
   if (resumed) {
     r = carry->head;
     r.continued = true;
@@ -226,15 +229,19 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   }
   // What the next pass continues from (carry): set where this one ends.
   auto leave = [&](Slot at) {
-    if (carry == nullptr) return;
-    carry->ok = !r.interrupted && r.head_reserved && continuable(cfg);
-    carry->head = r;
-    carry->head.started_in_order = carry->head.started_backfill = carry->head.tested = 0;
-    carry->head.continued = false;
-    carry->room = room;
-    carry->trusted = trusted;
-    carry->at = at;
-    carry->values = q.value_changes();
+    if constexpr (kCarry) {
+      if (carry == nullptr) return;
+      carry->ok = !r.interrupted && r.head_reserved && continuable(cfg);
+      carry->head = r;
+      carry->head.started_in_order = carry->head.started_backfill = carry->head.tested = 0;
+      carry->head.continued = false;
+      carry->room = room;
+      carry->trusted = trusted;
+      carry->at = at;
+      carry->values = q.value_changes();
+    } else {
+      (void)at;
+    }
   };
   // Nothing waiting is narrow enough for what is free: stop (cheap, and
   // frequent at high load, when only wide jobs are left waiting).
@@ -243,7 +250,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     return trusted ? now + e.prediction : cfg.end_bound(now, e.prediction, e.estimate, room);
   };
 
-  if (resumed && depth == 1) {  // EASY: the new jobs alone
+  if (kCarry && resumed && depth == 1) {  // EASY: the new jobs alone
     assert(Order::kOrder == BackfillOrder::Queue);  // (continuable())
     new_candidates(now, q, a, arrived, n_arrived, bound_of, nothing_fits, r);
     leave(WaitQueue::kNoSlot);
@@ -256,7 +263,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   // the last pass stopped at, or the first new one.)
   const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
-  if (resumed) {
+  if (kCarry && resumed) {
     const Slot from = carry->at != WaitQueue::kNoSlot ? carry->at
                       : n_arrived > 0                 ? arrived[0]
                                                       : WaitQueue::kNoSlot;
@@ -318,7 +325,9 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
         return r;
       }
       r.shadow = a.reserve(e.handle, e.prediction, /*is_head=*/true);
-      room = cfg.head_room(now, e.since, e.prediction, r.shadow, e.first_reservation);
+      room = cfg.any_guard()  // (the paper's presets: no call)
+                 ? cfg.head_room(now, e.since, e.prediction, r.shadow, e.first_reservation)
+                 : kNever;
       r.head_room = room;
       r.starving_head = room == 0;
       trusted = trusted && room >= kNever;

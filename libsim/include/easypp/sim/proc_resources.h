@@ -111,7 +111,7 @@ class ProcResources {
     Time t;             // segment start
     std::int64_t free;  // processors available on [t, next.t)
   };
-  void head_fit(std::int64_t size, Time* shadow, std::int64_t* extra);
+  [[gnu::always_inline]] inline void head_fit(std::int64_t size, Time* shadow, std::int64_t* extra);
   void build_profile();
   std::size_t segment_of(Time t) const;  // the segment containing t (t >= now)
   std::size_t split_at(Time t);
