@@ -66,7 +66,10 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
   ++size_;
   if (position == kAutoPosition) {
     assert(!explicit_positions_);
-    if (has_last_ && !(last_key_ < key)) stale_ = true;  // renumbered before the next walk
+    if (has_last_ && !(last_key_ < key)) {
+      stale_ = true;  // renumbered before the next walk
+      ++value_changes_;  // (not at the end: a continued pass would miss it)
+    }
     last_key_ = key;
     has_last_ = true;
     if (next_ >= capacity()) {
@@ -79,6 +82,7 @@ WaitQueue::Slot WaitQueue::push(JobHandle h, QueueKey key, Time prediction, Time
   } else {
     assert(size_ == 1 || explicit_positions_);
     explicit_positions_ = true;
+    ++value_changes_;  // (anywhere in the order, see value_changes())
     if (position >= capacity()) grow(position + 1);
   }
   place(s, position);

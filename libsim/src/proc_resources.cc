@@ -105,6 +105,8 @@ void ProcResources::begin_pass(Time now) {
 
 bool ProcResources::continue_pass(Time now) {
   if (version_ != pass_version_ || now < now_ || !held_.empty()) return false;
+  const Time last = now_;
+  now_ = now;  // (head_fit() reads it)
   if (nres_ == 1 && !profile_) {
     // The head's shadow form, as a pass would find it now: the jobs this
     // pass started run now, and the walk counts runs up to the one that
@@ -113,13 +115,18 @@ bool ProcResources::continue_pass(Time now) {
     Time shadow;
     std::int64_t extra;
     head_fit(head_size_, &shadow, &extra);
-    if (shadow != shadow_ || extra != extra_) return false;
+    if (shadow != shadow_ || extra != extra_) {
+      now_ = last;
+      return false;
+    }
   }
   if (profile_) {
-    if (at_now_ || (segs_.size() > 1 && segs_[1].t <= now)) return false;
+    if (at_now_ || (segs_.size() > 1 && segs_[1].t <= now)) {
+      now_ = last;
+      return false;
+    }
     segs_[0].t = now;
   }
-  now_ = now;
   return true;
 }
 

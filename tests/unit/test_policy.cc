@@ -57,8 +57,11 @@ struct LimitsAdapter : RecordingAdapter {
 static_assert(resource_api_detail::has_start_limits<LimitsAdapter>::value);
 static_assert(!resource_api_detail::has_start_limits<RecordingAdapter>::value);
 
-// The same, for passes that continue each other (policy.h, PassCarry).
+// The same, for passes that continue each other (policy.h, PassCarry),
+// answering free_width() and can_start_more() as ProcAdapter does.
 struct CarryingAdapter : LimitsAdapter {
+  bool can_start_more() const { return res.start_width() > 0; }
+  std::int64_t free_width() const { return res.start_width(); }
   void begin_pass(Time t) {
     now = t;
     res.begin_pass(t);
@@ -89,6 +92,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testProfileMatchesBruteForce);
   CPPUNIT_TEST(testStartLimitsChangeNoDecision);
   CPPUNIT_TEST(testCarriedPassIsFreshPass);
+  CPPUNIT_TEST(testCarryRefusals);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
   CPPUNIT_TEST(testSjfQueueOrder);
   CPPUNIT_TEST(testPerfectAndX2);
@@ -610,7 +614,7 @@ class PolicyTest : public CppUnit::TestFixture {
           ends.emplace_back(h, now + pred[h]);
         }
         // Between passes: arrivals, and sometimes one more change.
-        now += round % 2 ? 100 : 1 + Time(rng() % 60);
+        now += round % 2 ? 100 : Time(rng() % 60);  // (0: another pass in the same second)
         arrive(int(rng() % 4));
         const int what = int(rng() % 6);
         std::vector<WaitQueue::Slot> waiting;
@@ -647,6 +651,60 @@ class PolicyTest : public CppUnit::TestFixture {
     }
     CPPUNIT_ASSERT(continued > 300);
     CPPUNIT_ASSERT(refused > 300);
+  }
+  // A pass continues only after arrivals at the end of the queue: not
+  // after an erase, a push that sorts before a waiting job, a re-prediction,
+  // an end, nor when a value changes during the pass; and the SJBF order
+  // never continues. 10 processors, job 0 (8) runs until 100; the head (job
+  // 1, 5 processors) waits; jobs 2, 3 (3 processors, 500 s) wait too.
+  void testCarryRefusals() {
+    PolicyConfig cfg;
+    cfg.backfill = BackfillOrder::Queue;
+    cfg.reservations = 1;
+    cfg.safe = false;
+    auto world = [&](CarryingAdapter& a, WaitQueue& q, std::vector<WaitQueue::Slot>& slots) {
+      a.res = ProcResources(10);
+      a.sizes = {8, 5, 3, 3, 1, 1, 1};
+      a.pred = {100, 50, 500, 500, 30, 30, 30};
+      a.now = 0;
+      a.res.start(0, 8, 100, 100);
+      for (int h = 1; h <= 3; ++h)
+        slots.push_back(q.push(JobHandle(h), {h, 0}, a.pred[std::size_t(h)], 600, a.sizes[std::size_t(h)]));
+    };
+    enum What { kArrival, kErase, kEarlyKey, kRepredict, kEnd };
+    for (What what : {kArrival, kErase, kEarlyKey, kRepredict, kEnd}) {
+      CarryingAdapter a;
+      WaitQueue q(BackfillOrder::Queue);
+      std::vector<WaitQueue::Slot> slots, arrived;
+      world(a, q, slots);
+      PassCarry carry;
+      const PassResult r0 = schedule_pass(0, q, a, cfg, carry, slots);
+      CPPUNIT_ASSERT(r0.head_reserved && !r0.continued && carry.ok);
+      switch (what) {
+        case kArrival: break;
+        case kErase: q.erase(slots[2]); break;
+        case kEarlyKey: arrived.push_back(q.push(5, {0, 5}, 30, 30, 1)); break;  // sorts first
+        case kRepredict: q.set_prediction(slots[1], 40); break;
+        case kEnd: a.res.remove_running(0, 8, 100); break;
+      }
+      arrived.push_back(q.push(4, {4, 0}, 30, 30, 1));
+      const PassResult r1 = schedule_pass(10, q, a, cfg, carry, arrived);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(int(what)), what == kArrival, r1.continued);
+    }
+    // SJBF never continues.
+    {
+      PolicyConfig sj = cfg;
+      sj.backfill = BackfillOrder::ShortestPrediction;
+      CarryingAdapter a;
+      WaitQueue q(BackfillOrder::ShortestPrediction);
+      std::vector<WaitQueue::Slot> slots, arrived;
+      world(a, q, slots);
+      PassCarry carry;
+      schedule_pass(0, q, a, sj, carry, slots);
+      CPPUNIT_ASSERT(!carry.ok);
+      arrived.push_back(q.push(4, {4, 0}, 30, 30, 1));
+      CPPUNIT_ASSERT(!schedule_pass(10, q, a, sj, carry, arrived).continued);
+    }
   }
   // A job backfilled before the profile exists (only the head reserved, in
   // EASY's form) is held until its end bound once a later reservation

@@ -58,13 +58,16 @@ struct PassResult {
 /// the last pass stopped at. Same starts and reservations, fewer tests.
 struct PassCarry {
   bool ok = false;       ///< the last pass left a state to continue from
-  PassResult head;       ///< its head, shadow and room (counts not carried)
+  /// Its head, shadow, room and reservations made (a chain of continued
+  /// passes counts on); its starts and tests are not carried.
+  PassResult head;
   Time room = kNever;    ///< (pass-local state of the last pass)
   bool trusted = true;
   /// Deeper reservations: the first job the last pass did not pass yet
   /// (kNoSlot: it passed every job).
   WaitQueue::Slot at = WaitQueue::kNoSlot;
   std::uint64_t values = 0;  ///< the queue's value_changes() at its end
+  std::size_t size = 0;      ///< the queue's size() at its end (no erase since)
 };
 
 /// May passes under `cfg` continue each other (PassCarry)? Only where what
@@ -221,6 +224,9 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   bool trusted = !cfg.safe;  // predictions alone bound (no safe backfill, no guard)
   if (carry != nullptr && !continuable(cfg)) carry->ok = false;
   const bool resumed = kCarry && carry != nullptr && carry->ok;
+  // (A value that changes during the pass, from an adapter's callback,
+  // would leave jobs tested before it untested: no carry then.)
+  const std::uint64_t values_at_start = q.value_changes();
   if (resumed) {
     r = carry->head;
     r.continued = true;
@@ -231,7 +237,8 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   auto leave = [&](Slot at) {
     if constexpr (kCarry) {
       if (carry == nullptr) return;
-      carry->ok = !r.interrupted && r.head_reserved && continuable(cfg);
+      carry->ok = !r.interrupted && r.head_reserved && continuable(cfg) &&
+                  q.value_changes() == values_at_start;
       carry->head = r;
       carry->head.started_in_order = carry->head.started_backfill = carry->head.tested = 0;
       carry->head.continued = false;
@@ -239,6 +246,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
       carry->trusted = trusted;
       carry->at = at;
       carry->values = q.value_changes();
+      carry->size = q.size();
     } else {
       (void)at;
     }
@@ -491,13 +499,14 @@ PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig&
 /// time changed it (a job ended, started or was re-planned since) or when
 /// time did (a planned end was passed). Arrivals are all the caller may
 /// have changed in the queue; the queue itself tells of changed planning
-/// values (WaitQueue::value_changes()).
+/// values and of pushes out of queue order (WaitQueue::value_changes()),
+/// and its size of erases.
 template <class Adapter>
 PassResult schedule_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
                          PassCarry& carry, const std::vector<WaitQueue::Slot>& arrived) {
   static_assert(check_resource_adapter<Adapter>());
   if (!(carry.ok && continuable(cfg) && carry.values == q.value_changes() &&
-        a.continue_pass(now))) {
+        q.size() == carry.size + arrived.size() && a.continue_pass(now))) {
     carry.ok = false;
     a.begin_pass(now);
   }

@@ -264,9 +264,11 @@ class WaitQueue {
 
   /// Counts the changes of waiting jobs' planning values (set_prediction(),
   /// set_group_prediction() on a group with waiting jobs, a job taking a
-  /// group's different value in set_group()); pushes and erases do not
-  /// count. A pass may continue the last one only while it is unchanged
-  /// (policy.h, PassCarry).
+  /// group's different value in set_group()) and the pushes that do not
+  /// join the end of the queue order (an explicit position, or a key not
+  /// after the last one); other pushes and erases do not count (size()
+  /// tells of erases). A pass may continue the last one only while it is
+  /// unchanged (policy.h, PassCarry).
   std::uint64_t value_changes() const { return value_changes_; }
 
   // --- SJBF order ---------------------------------------------------------------

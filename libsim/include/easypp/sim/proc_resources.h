@@ -39,7 +39,9 @@ class ProcResources {
   /// running set changed since the last pass (a job ended or was
   /// re-planned), or, once the profile exists, when a planned end or
   /// reservation lies in (last now, now] or a reservation began at the
-  /// last now (a profile built at `now` would hold it from `now`).
+  /// last now (a profile built at `now` would hold it from `now`), or when
+  /// the head's shadow walk now gives another shadow or extra. (It counts
+  /// every start() as the last pass's: jobs start within passes.)
   bool continue_pass(Time now);
   bool fits_now(std::int64_t size) const { return size <= free_; }
   /// Earliest start for `size` processors held `duration` seconds; records
