@@ -86,7 +86,7 @@ void Predictor::RingBuf::push(const Entry& e, std::size_t cap) {
     next = 0;
   }
   buf[next] = e;
-  next = std::uint32_t((next + 1) % cap);
+  next = next + 1 == cap ? 0 : next + 1;
 }
 
 const Predictor::Entry& Predictor::RingBuf::recent(std::size_t i) const {
@@ -204,8 +204,11 @@ Time Predictor::fallback(const RingBuf* user_ring, Time estimate) const {
   if (cfg_.fallback == Fallback::Relative && user_ring && user_ring->size() > 0) {
     double ratio = 0;
     std::size_t n = 0;
-    for (std::size_t i = 0; i < user_ring->size(); ++i) {
-      const Entry& h = user_ring->recent(i);
+    // Newest first, as recent(i) would give them: the sum's order is the
+    // same, so is its rounding.
+    for (std::size_t i = 0, j = user_ring->newest(); i < user_ring->size();
+         ++i, j = user_ring->older(j)) {
+      const Entry& h = user_ring->buf[j];
       if (h.estimate <= 0) continue;
       ratio += double(h.runtime) / double(h.estimate);
       ++n;
@@ -242,8 +245,8 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
   } else {
     const Entry* items[PredictorConfig::kMaxWindow];
     bool same_estimate = true;
-    for (std::size_t i = 0; i < have; ++i) {
-      items[i] = &src->recent(i);
+    for (std::size_t i = 0, j = src->newest(); i < have; ++i, j = src->older(j)) {
+      items[i] = &src->buf[j];
       same_estimate &= items[i]->estimate == estimate;
     }
     if (cfg_.type == HistoryType::Immediate && !same_estimate) {
@@ -272,8 +275,8 @@ bool Predictor::has_history_for(UserId user, Time estimate) const {
   const std::size_t have = src ? std::min(src->size(), k) : 0;
   if (have == 0 || (cfg_.fullness == Fullness::Full && have < k)) return false;
   if (cfg_.type == HistoryType::Immediate)
-    for (std::size_t i = 0; i < have; ++i)
-      if (src->recent(i).estimate != estimate) return false;
+    for (std::size_t i = 0, j = src->newest(); i < have; ++i, j = src->older(j))
+      if (src->buf[j].estimate != estimate) return false;
   return true;
 }
 

@@ -145,6 +145,11 @@ class Predictor {
     // i = 0 is the most recent.
     const Entry& recent(std::size_t i) const;
     std::size_t size() const { return buf.size(); }
+    // Slots in recency order without a division per entry (the hot path:
+    // a prediction reads up to a window of them): newest() is recent(0)'s
+    // slot, older(j) the slot of the entry pushed just before slot j's.
+    std::size_t newest() const { return (next == 0 ? buf.size() : next) - 1; }
+    std::size_t older(std::size_t j) const { return (j == 0 ? buf.size() : j) - 1; }
   };
   struct KeyHash {
     std::size_t operator()(const std::pair<UserId, Time>& k) const {
