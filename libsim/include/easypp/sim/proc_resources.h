@@ -100,7 +100,7 @@ class ProcResources {
     }
 
    private:
-    static constexpr std::size_t kBlock = 64;
+    static constexpr std::size_t kBlock = 16;
     struct Block {
       std::vector<Run> runs;
       std::int64_t procs = 0;
