@@ -5,7 +5,6 @@
 #include <chrono>
 #include <map>
 
-
 #include "easypp/creasy.h"
 #include "easypp/prediction_book.h"
 #include "easypp/sim/feedback.h"
@@ -51,8 +50,7 @@ struct SimJob {
 class ChangeSums {
  public:
   void insert(Time p, const AccuracySum& t) {
-    all_.a += t.a;
-    all_.b += t.b;
+    all_b_ += t.b;
     tail_.push_back(Item{p, t});
     if (tail_.size() < kTail) return;
     std::sort(tail_.begin(), tail_.end(), [](const Item& x, const Item& y) { return x.p < y.p; });
@@ -76,21 +74,15 @@ class ChangeSums {
   AccuracySum terms_for(Time r) const {
     AccuracySum le;
     for (const Item& it : tail_)
-      if (it.p <= r) {
-        le.a += it.t.a;
-        le.b += it.t.b;
-      }
+      if (it.p <= r) le += it.t;
     for (const Run& run : runs_) {
       if (run.keys.empty()) continue;
       const std::size_t n =
           std::size_t(std::upper_bound(run.keys.begin(), run.keys.end(), r) - run.keys.begin());
-      le.a += run.prefix[n].a;
-      le.b += run.prefix[n].b;
+      le += run.prefix[n];
     }
-    AccuracySum t;
-    t.a = le.a;
-    t.b = all_.b - le.b;
-    return t;
+    le.b = all_b_ - le.b;  // the b terms of the others
+    return le;
   }
   // (The runs' memory goes back: a group that once saw thousands of
   // changes must not keep it through its next, shorter lives.)
@@ -99,7 +91,7 @@ class ChangeSums {
     runs_ = std::vector<Run>();
     carry_ = Run();
     tmp_ = Run();
-    all_ = AccuracySum{};
+    all_b_ = 0;
   }
 
  private:
@@ -117,15 +109,13 @@ class ChangeSums {
     }
     void push(Time p, const AccuracySum& t) {
       AccuracySum s = prefix.back();
-      s.a += t.a;
-      s.b += t.b;
+      s += t;
       keys.push_back(p);
       prefix.push_back(s);
     }
     AccuracySum term(std::size_t i) const {
-      AccuracySum t;
-      t.a = prefix[i + 1].a - prefix[i].a;
-      t.b = prefix[i + 1].b - prefix[i].b;
+      AccuracySum t = prefix[i + 1];
+      t -= prefix[i];
       return t;
     }
   };
@@ -149,7 +139,7 @@ class ChangeSums {
   std::vector<Item> tail_;
   std::vector<Run> runs_;  // runs_[i]: empty or 2^i * kTail changes
   Run carry_, tmp_;        // (scratch, kept for its capacity)
-  AccuracySum all_;
+  AccuracySum::u128 all_b_ = 0;  // the b terms of every change
 };
 
 // Corrections fall due exactly at the predicted end (the simulator's
@@ -325,8 +315,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     const Time r = w.jobs[h].runtime;
     if (r > 0) {  // (leave() adds the sums then)
       const AccuracySum t0 = l.terms.terms_for(r);
-      st[h].acc.a -= t0.a;
-      st[h].acc.b -= t0.b;
+      st[h].acc -= t0;
     }
     queue.set_group_prediction(g, value);
     queue.set_group(st[h].slot, g);
@@ -354,8 +343,7 @@ struct Simulator::Impl : PredictionBook::Listener {
     } else {
       // (acc holds its sum less the group's sums when it joined, join().)
       const AccuracySum now = l.terms.terms_for(r);
-      s.acc.a += now.a;
-      s.acc.b += now.b;
+      s.acc += now;
       for (; k < b && l.changes[k].first <= since; ++k) s.acc.sub(l.changes[k].second, r, l.span(k));
       if (k < b) {
         s.acc.sub(l.changes[k].second, r, l.span(k));
@@ -533,8 +521,9 @@ struct Simulator::Impl : PredictionBook::Listener {
   // where an arrival joins the end of the queue (not SJF or CREASY, nor the
   // closed loop, whose released jobs may sort before a job logged at the
   // same second), and a policy that may (continuable(): the others take
-  // the plain pass, without the carry's bookkeeping). What else may come between passes (ends, corrections,
-  // re-predictions) the adapter and the queue tell the pass themselves.
+  // the plain pass, without the carry's bookkeeping). What else may come
+  // between passes (ends, corrections, re-predictions) the adapter and the
+  // queue tell the pass themselves.
   bool carrying = false;
   PassCarry carry;
   std::vector<WaitQueue::Slot> arrived;  // pushed since the last pass, in queue order
@@ -552,10 +541,14 @@ struct Simulator::Impl : PredictionBook::Listener {
       if (cfg.queue_order == QueueOrder::Creasy) creasy_order();
       if (obs) obs->before_pass(SimView(*this), now);
       ++stats.passes;
-      const PassResult pr = carrying ? schedule_pass(now, queue, adapter, cfg.policy, carry, arrived)
-                                     : (adapter.begin_pass(now),
-                                        schedule_pass(now, queue, adapter, cfg.policy));
-      if (carrying) arrived.clear();
+      PassResult pr;
+      if (carrying) {
+        pr = schedule_pass(now, queue, adapter, cfg.policy, carry, arrived);
+        arrived.clear();
+      } else {
+        adapter.begin_pass(now);
+        pr = schedule_pass(now, queue, adapter, cfg.policy);
+      }
       stats.tested += pr.tested;
       stats.continued += pr.continued;
       if (obs) obs->after_pass(SimView(*this), now, pr);

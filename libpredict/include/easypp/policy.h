@@ -258,8 +258,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     return trusted ? now + e.prediction : cfg.end_bound(now, e.prediction, e.estimate, room);
   };
 
-  if (kCarry && resumed && depth == 1) {  // EASY: the new jobs alone
-    assert(Order::kOrder == BackfillOrder::Queue);  // (continuable())
+  if (resumed && depth == 1) {  // EASY: the new jobs alone
     new_candidates(now, q, a, arrived, n_arrived, bound_of, nothing_fits, r);
     leave(WaitQueue::kNoSlot);
     return r;
@@ -271,7 +270,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   // the last pass stopped at, or the first new one.)
   const auto by_queue = q.queue_order();
   auto it = by_queue.begin();
-  if (kCarry && resumed) {
+  if (resumed) {
     const Slot from = carry->at != WaitQueue::kNoSlot ? carry->at
                       : n_arrived > 0                 ? arrived[0]
                                                       : WaitQueue::kNoSlot;

@@ -168,6 +168,17 @@ struct AccuracySum {
       b += b_term(p, dt);
     }
   }
+  /// Term-wise sums and differences (modulo 2^128: exact, any order).
+  AccuracySum& operator+=(const AccuracySum& o) {
+    a += o.a;
+    b += o.b;
+    return *this;
+  }
+  AccuracySum& operator-=(const AccuracySum& o) {
+    a -= o.a;
+    b -= o.b;
+    return *this;
+  }
   /// Takes back what add(p, r, dt) added (r > 0).
   void sub(Time p, Time r, Time dt) {
     if (p <= r) a -= a_term(p, dt);
