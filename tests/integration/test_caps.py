@@ -54,7 +54,8 @@ class CapsTest(SharedClusterTest):
             m = c.wait_log(r"sched/easypp: started JobId=%d in batch on \S+ \(backfill" % b,
                            timeout=40)
             self.assertEqual(c.job_state(a), "RUNNING", "B started only once A ended")
-            self.assertRegex(c.ctld_log_text(), r"cycle: .*capped=(1[0-9]|[4-9]) ")
+            # (The cycle's summary line comes after its starts: wait for it.)
+            c.wait_log(r"cycle: .*capped=(1[0-9]|[4-9]) ", timeout=10)
             sys.stderr.write("\n  with easypp_max_job_user=3: %s\n" % m.group(0))
         finally:
             c.cancel(*flood)
