@@ -766,7 +766,11 @@ bool WaitQueue::tree_may_pass(std::uint32_t node, const CandidateProbe& p, unsig
   // Only test (a) or the steps can pass in this subtree.
   const std::int32_t* pm =
       &(p.by_estimate ? tree_.pm_est : tree_.pm_pred)[std::size_t(node) * classes()];
-  if (Time(pm[cls]) <= p.limit) return true;
+  // (With a room, both bounds must let test (a) in: the least prediction
+  // and the least estimate need not be one job's, so this is still a maybe.)
+  if (Time(pm[cls]) <= p.limit &&
+      (p.room >= kNever || Time(tree_.pm_est[std::size_t(node) * classes() + cls]) - p.room <= p.limit))
+    return true;
   for (unsigned i = 0; i < p.n_more && minw <= p.more[i].width; ++i)
     if (Time(pm[p.more[i].klass]) <= p.more[i].limit) return true;
   return false;
@@ -816,7 +820,7 @@ WaitQueue::Slot WaitQueue::first_in_queue_order(const CandidateProbe& p, Slot fr
   assert(indexed());
   if (size_ == 0) return kNoSlot;
   if (stale_) renumber();
-  if (p.by_estimate && !tree_.by_estimate) {
+  if ((p.by_estimate || p.room < kNever) && !tree_.by_estimate) {
     tree_.by_estimate = true;
     tree_rebuild();
   }
@@ -1097,7 +1101,7 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   if (!sj_.pending.heaps.empty()) sj_flush_upto(std::uint32_t(rf));
   const std::int64_t rg = last_rank(p.extra);
   assert(rg <= rf);  // extra <= free: the ranks read below were flushed above
-  if (!p.by_estimate) {
+  if (!p.by_estimate && p.room >= kNever) {
     const HeapItem a = sj_best_upto(std::uint32_t(rf));
     if (a.slot == kNoSlot) return kNoSlot;
     // The first job of width <= F in SJBF order has the smallest prediction
@@ -1112,21 +1116,29 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   // limit's own class) is too wide for E and too long: it cannot pass for
   // the rest of the pass (F and E only shrink, the limit stays), and is
   // hidden.
+  // With a guard's room the same, the estimate's limit being limit + room,
+  // and test (a) also needs the prediction within the limit: the first of
+  // those classes in SJBF order has the smallest prediction among them, so
+  // if it fails, they all do (as above) and only E is left. (Before the
+  // room was indexed, the adapter refused each job whose estimate was too
+  // long, one test each: on RICC 66 million tests under max-delay=86400.)
+  const Time est_limit = p.by_estimate ? p.limit : p.limit + p.room;
   if (se_.on && !se_.dirty && se_.waste > 4 * std::uint64_t(size_) + 1024) se_.dirty = true;
   if (!se_.on || se_.dirty) {
     se_.on = true;
     se_build();
   }
   se_flush();
-  const std::uint32_t klass = se_class(p.limit);
+  const std::uint32_t klass = se_class(est_limit);
   // (Hiding a job wider than E leaves b as it is, and b's run too: a run's
   // jobs share their width.)
   const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
   for (;;) {
     const HeapItem a = se_best(std::uint32_t(rf), klass);
-    if (a.slot == kNoSlot || !better(a, b)) return b.slot == kNoSlot ? kNoSlot : job_of(b.slot);
+    if (a.slot == kNoSlot || !better(a, b) || (!p.by_estimate && a.prediction > p.limit))
+      return b.slot == kNoSlot ? kNoSlot : job_of(b.slot);
     const Slot j = job_of(a.slot);
-    if (pool_[j].estimate <= p.limit) return j;
+    if (pool_[j].estimate <= est_limit) return j;
     ++se_.waste;
     hide(j);
     se_flush();

@@ -1,5 +1,6 @@
 // The wait queue's candidate indexes (queue.h): for random queues, random
-// changes and random probes (by prediction and by estimate), the first job
+// changes and random probes (by prediction, with or without a guard's
+// room, and by estimate), the first job
 // of queue order (and of SJBF order) that passes a probe is the one a walk
 // of the whole order finds,
 // including after hiding refused jobs, and with positions given by the
@@ -110,6 +111,8 @@ void run(const Scenario& sc, std::uint32_t seed) {
     p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 6));
     p.limit = Time(rng() % 6000) - 500;
     p.by_estimate = rng() % 3 == 0;
+    // A guard's finite room (by prediction only): the estimate within limit + room.
+    if (!p.by_estimate && rng() % 2) p.room = 1 + Time(rng() % 4000);
     const bool by_queue = sc.order == BackfillOrder::Queue;
     // Conservative's steps (queue order only): narrower jobs may be longer.
     if (by_queue && rng() % 2) {
@@ -307,6 +310,7 @@ void run_groups(std::uint32_t seed, bool shuffled_keys, BackfillOrder order = Ba
     p.extra = rng() % 4 == 0 ? std::min<std::int64_t>(p.free, std::int64_t(rng() % 6)) : 0;
     p.limit = Time(rng() % 1000);
     p.by_estimate = rng() % 8 == 0;
+    if (!p.by_estimate && rng() % 3 == 0) p.room = 1 + Time(rng() % 1500);
     for (int step = 0; step < 8; ++step) {
       const WaitQueue::Slot want = walk(p);
       const WaitQueue::Slot got = first(p);

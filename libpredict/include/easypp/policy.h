@@ -124,11 +124,12 @@ class ReservedSlots {
 // calls. A job the adapter refuses (the plugin's node checks are finer than
 // widths) or the reserved head is hidden for the rest of the pass.
 template <class Order, class Adapter, class BoundOf, class NothingFits>
-void indexed_candidates(Time now, WaitQueue& q, Adapter& a, bool safe,
+void indexed_candidates(Time now, WaitQueue& q, Adapter& a, bool safe, Time room,
                         const ReservedSlots& reserved, const BoundOf& bound_of,
                         const NothingFits& nothing_fits, PassResult& r) {
   CandidateProbe probe;
   probe.by_estimate = safe;
+  probe.room = safe ? kNever : room;
   probe.limit = r.shadow - now;
   while (!nothing_fits()) {
     probe.free = a.free_width();
@@ -370,14 +371,14 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
 
   // Phase B: every other waiting job, in the backfill order.
   const bool safe = cfg.safe || room < kNever;
-  // EASY walks the candidate index. The probe is exact when the bound is
-  // the prediction (no guard) or the estimate (safe backfill, or a head
-  // the guard protects); with a finite room the bound lies in between
-  // (end_bound), and the probe by prediction finds a superset of the jobs
-  // that fit: the adapter refuses the others, which are hidden.
+  // EASY walks the candidate index. The probe is exact for every bound:
+  // the prediction (no guard), the estimate (safe backfill, or a head the
+  // guard protects), and in between with a finite room (end_bound: the
+  // prediction within the shadow and the estimate within shadow + room,
+  // the probe's room).
   const bool by_estimate = cfg.safe || room <= 0;
   if (depth == 1 && (!by_estimate || Order::kIndexedByEstimate)) {
-    indexed_candidates<Order>(now, q, a, by_estimate, reserved, bound_of, nothing_fits, r);
+    indexed_candidates<Order>(now, q, a, by_estimate, room, reserved, bound_of, nothing_fits, r);
     leave(WaitQueue::kNoSlot);
     return r;
   }

@@ -15,8 +15,9 @@
 //
 //     (width <= F and now + q <= S)  or  width <= min(F, E)
 //
-// (q: its prediction, or its estimate under safe backfilling), and a job
-// that fails this once fails it for the rest of the pass. The next
+// (q: its prediction, or its estimate under safe backfilling; with a
+// guard's finite room R, now + q <= S also needs now + estimate <= S + R),
+// and a job that fails this once fails it for the rest of the pass. The next
 // candidate in backfill order is therefore the first job *in the whole
 // order* that passes the test (first_in_queue_order(),
 // first_in_prediction_order()): the walk costs what the jobs that could
@@ -30,7 +31,9 @@
 //     job in SJBF order among those of width <= X is one query, and since
 //     that order is by prediction, test (a) needs only the first of width
 //     <= F. By estimate (safe backfilling, a starving head), a second index
-//     by (width, estimate class) answers test (a) (see EstIndex below).
+//     by (width, estimate class) answers test (a) (see EstIndex below); with
+//     a room, the same index up to the class of S - now + R, whose first
+//     job also needs its prediction within S - now (or none of them can).
 // Jobs the adapter refuses (and the reserved head) are hidden for the rest
 // of the pass (hide(), unhide_all()).
 //
@@ -88,7 +91,8 @@ enum class BackfillOrder {
 
 /// What a backfill candidate must pass in this state of the pass (see the
 /// file comment): width <= extra, or width <= free and q <= limit, where q
-/// is the prediction, or the estimate when by_estimate.
+/// is the prediction, or the estimate when by_estimate (and, with a guard's
+/// finite room, estimate - room <= limit too).
 /// Conservative passes add steps (the queue-order index only): width <=
 /// more[i].width and q <= more[i].limit, the widths descending below free
 /// and the limits ascending above limit, for what their reservations leave
@@ -98,6 +102,10 @@ struct CandidateProbe {
   std::int64_t extra = 0;  ///< min(F, the adapter's extra_width()): never above free
   Time limit = 0;          ///< S - now
   bool by_estimate = false;
+  /// The guard's finite room (PolicyConfig::head_room, > 0), by prediction
+  /// only: the estimate must also end by the limit plus the room, as
+  /// end_bound()'s max(prediction, estimate - room) says; kNever: no guard.
+  Time room = kNever;
   struct Step {
     std::int64_t width = 0;
     Time limit = 0;
@@ -109,11 +117,12 @@ struct CandidateProbe {
   bool passes(std::int64_t width, Time prediction, Time estimate) const {
     if (width <= extra) return true;
     const Time q = by_estimate ? estimate : prediction;
-    if (width <= free && q <= limit) return true;
+    if (width <= free && q <= limit && in_room(estimate, limit)) return true;
     for (unsigned i = 0; i < n_more && width <= more[i].width; ++i)
-      if (q <= more[i].limit) return true;
+      if (q <= more[i].limit && in_room(estimate, more[i].limit)) return true;
     return false;
   }
+  bool in_room(Time estimate, Time lim) const { return room >= kNever || estimate - room <= lim; }
 };
 
 class WaitQueue {
