@@ -1123,6 +1123,21 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   // room was indexed, the adapter refused each job whose estimate was too
   // long, one test each: on RICC 66 million tests under max-delay=86400.)
   const Time est_limit = p.by_estimate ? p.limit : p.limit + p.room;
+  // First the width index alone: its first job of width <= F comes first
+  // in SJBF order among all that may pass, so if it passes it is the
+  // answer, and the estimate index is not read (its pending changes wait
+  // and merge: a hidden or started job changes its buckets' tops again and
+  // again between two reads). RICC under site: most queries end here.
+  {
+    const HeapItem a = sj_best_upto(std::uint32_t(rf));
+    if (a.slot == kNoSlot) return kNoSlot;
+    if (!p.by_estimate && a.prediction > p.limit) {  // as without a room
+      const Slot b = rg < 0 ? kNoSlot : sj_best_upto(std::uint32_t(rg)).slot;
+      return b == kNoSlot ? kNoSlot : job_of(b);
+    }
+    const Slot j = job_of(a.slot);
+    if (pool_[j].estimate <= est_limit) return j;
+  }
   if (se_.on && !se_.dirty && se_.waste > 4 * std::uint64_t(size_) + 1024) se_.dirty = true;
   if (!se_.on || se_.dirty) {
     se_.on = true;
