@@ -1125,18 +1125,24 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   const Time est_limit = p.by_estimate ? p.limit : p.limit + p.room;
   // First the width index alone: its first job of width <= F comes first
   // in SJBF order among all that may pass, so if it passes it is the
-  // answer, and the estimate index is not read (its pending changes wait
-  // and merge: a hidden or started job changes its buckets' tops again and
-  // again between two reads). RICC under site: most queries end here.
-  {
+  // answer, and the estimate index is not read (its pending changes merge
+  // until it is). One too long (and too wide for E: b comes first
+  // otherwise) cannot pass for the rest of the pass: while the estimate
+  // index waits for a rebuild (a new width came: CEA Curie under site
+  // would rebuild it a thousand times), a few are hidden here first;
+  // while it is up to date, it is read at once (hiding costs more than
+  // reading it: RICC under site).
+  const unsigned budget = se_.on && !se_.dirty ? 0 : kHideBeforeEstIndex;
+  const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
+  for (unsigned hidden = 0;; ++hidden) {
     const HeapItem a = sj_best_upto(std::uint32_t(rf));
     if (a.slot == kNoSlot) return kNoSlot;
-    if (!p.by_estimate && a.prediction > p.limit) {  // as without a room
-      const Slot b = rg < 0 ? kNoSlot : sj_best_upto(std::uint32_t(rg)).slot;
-      return b == kNoSlot ? kNoSlot : job_of(b);
-    }
+    if (!better(a, b)) return job_of(b.slot);  // (a is b: it passes by E)
+    if (!p.by_estimate && a.prediction > p.limit) return b.slot == kNoSlot ? kNoSlot : job_of(b.slot);
     const Slot j = job_of(a.slot);
     if (pool_[j].estimate <= est_limit) return j;
+    if (hidden == budget) break;
+    hide(j);
   }
   if (se_.on && !se_.dirty && se_.waste > 4 * std::uint64_t(size_) + 1024) se_.dirty = true;
   if (!se_.on || se_.dirty) {
@@ -1147,7 +1153,6 @@ WaitQueue::Slot WaitQueue::first_in_prediction_order(const CandidateProbe& p) {
   const std::uint32_t klass = se_class(est_limit);
   // (Hiding a job wider than E leaves b as it is, and b's run too: a run's
   // jobs share their width.)
-  const HeapItem b = rg < 0 ? kNone : sj_best_upto(std::uint32_t(rg));
   for (;;) {
     const HeapItem a = se_best(std::uint32_t(rf), klass);
     if (a.slot == kNoSlot || !better(a, b) || (!p.by_estimate && a.prediction > p.limit))

@@ -610,7 +610,12 @@ class WaitQueue {
   // checks, hiding it for the pass; when such jobs add up to several times
   // the queue, the classes are fitted again. Changed buckets are fixed at
   // the next query, each once (propagation changes thousands in between).
+  // A query reads it only when the width index's first job is too long
+  // (first_in_prediction_order), so most queries leave it alone.
   static constexpr std::uint32_t kMaxEstClasses = 128;
+  // A query by estimate (or with a room) hides this many jobs found too
+  // long in the width index before it reads the estimate index.
+  static constexpr unsigned kHideBeforeEstIndex = 8;
   static constexpr std::size_t kMaxEstCells = std::size_t(1) << 18;  // 6 MB of cells
   struct EstIndex {
     bool on = false;
