@@ -301,6 +301,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
           const StartLimits l = a.start_limits();
           CandidateProbe probe;
           probe.by_estimate = cfg.safe || room <= 0;  // else the bound is >= the prediction
+          if (!probe.by_estimate) probe.room = room;  // and the estimate ends by limit + room
           probe.free = l.free;
           probe.limit = l.limit;
           probe.extra = std::min(l.free, l.extra);
@@ -314,7 +315,11 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
           }
         }
         if (s != next) {
-          a.reserve(e.handle, e.prediction, /*is_head=*/false);
+          // A job skipped here may still be reserved now (or from a past
+          // time, behind an expired prediction): one the room keeps from
+          // starting (its prediction fits, its estimate does not). It takes
+          // what is free now, and `next` may no longer fit: ask again.
+          if (a.reserve(e.handle, e.prediction, /*is_head=*/false) <= now) next = WaitQueue::kNoSlot;
           ++r.reservations;
           if (depth != UINT_MAX) reserved.add(s);  // (phase B's: never reached with every job reserved)
           continue;
