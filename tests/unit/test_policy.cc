@@ -553,76 +553,68 @@ class PolicyTest : public CppUnit::TestFixture {
   // start_limits() starts (nothing).
   void testStartLimitsHonourTheRoom() {
     const Time now = 1000;
-    PolicyConfig cfg;
-    cfg.backfill = BackfillOrder::Queue;
-    cfg.reservations = 0;  // conservative
-    cfg.max_delay = 60;
-    auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
-      a.res = ProcResources(10);
-      a.now = now;
-      a.sizes = {6, 10};
-      a.pred = {100, 100};
-      for (int i = 0; i < 20; ++i) {
-        a.sizes.push_back(1);
-        a.pred.push_back(50);
-      }
-      a.res.start(0, 6, now + 100, now + 100);
-      a.res.begin_pass(now);
-      q.push(1, {1, 0}, 100, 100, 10);
-      for (int i = 2; i < 22; ++i) q.push(JobHandle(i), {i, 0}, 50, 5000, 1);
+    // One pass with and one without start_limits(), on the same world; the
+    // job `short_job` (if any) asks 100 s instead of 5000.
+    struct Both {
+      RecordingAdapter plain;
+      LimitsAdapter limits;
+      PassResult r1, r2;
     };
-    RecordingAdapter plain;
-    LimitsAdapter limits;
-    WaitQueue q1(BackfillOrder::Queue), q2(BackfillOrder::Queue);
-    setup(plain, q1);
-    setup(limits, q2);
-    const PassResult r1 = schedule_pass(now, q1, plain, cfg);
-    const PassResult r2 = schedule_pass(now, q2, limits, cfg);
-    CPPUNIT_ASSERT_EQUAL(Time(60), r2.head_room);
-    CPPUNIT_ASSERT(plain.started.empty());
-    CPPUNIT_ASSERT(limits.started.empty());
-    CPPUNIT_ASSERT_EQUAL(20u, unsigned(r1.tested));  // asked one by one, all refused
+    auto both = [&](Time max_delay, JobHandle short_job) {
+      PolicyConfig cfg;
+      cfg.backfill = BackfillOrder::Queue;
+      cfg.reservations = 0;  // conservative
+      cfg.max_delay = max_delay;
+      auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
+        a.res = ProcResources(10);
+        a.now = now;
+        a.sizes = {6, 10};
+        a.pred = {100, 100};
+        for (int i = 0; i < 20; ++i) {
+          a.sizes.push_back(1);
+          a.pred.push_back(50);
+        }
+        a.res.start(0, 6, now + 100, now + 100);
+        a.res.begin_pass(now);
+        q.push(1, {1, 0}, 100, 100, 10);
+        for (int i = 2; i < 22; ++i)
+          q.push(JobHandle(i), {i, 0}, 50, JobHandle(i) == short_job ? 100 : 5000, 1);
+      };
+      Both b;
+      WaitQueue q1(BackfillOrder::Queue), q2(BackfillOrder::Queue);
+      setup(b.plain, q1);
+      setup(b.limits, q2);
+      b.r1 = schedule_pass(now, q1, b.plain, cfg);
+      b.r2 = schedule_pass(now, q2, b.limits, cfg);
+      return b;
+    };
+    const JobHandle kNone = 0;  // (the running job: never in the queue)
+    const Both a = both(60, kNone);
+    CPPUNIT_ASSERT_EQUAL(Time(60), a.r2.head_room);
+    CPPUNIT_ASSERT(a.plain.started.empty());
+    CPPUNIT_ASSERT(a.limits.started.empty());
+    CPPUNIT_ASSERT_EQUAL(20u, unsigned(a.r1.tested));  // asked one by one, all refused
     // The first after the head is asked: until a second reservation builds
     // the profile, start_limits() knows only the free processors
     // (ProcResources::start_limits); with the profile, the probe is exact.
-    CPPUNIT_ASSERT_EQUAL(1u, unsigned(r2.tested));
-    CPPUNIT_ASSERT_EQUAL(std::size_t(2), limits.reserved.size());
+    CPPUNIT_ASSERT_EQUAL(1u, unsigned(a.r2.tested));
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), a.limits.reserved.size());
     // With room for their estimates (max-delay 5000), the first four fit
     // the free procs and start in both.
-    cfg.max_delay = 5000;
-    RecordingAdapter plain2;
-    LimitsAdapter limits2;
-    WaitQueue q3(BackfillOrder::Queue), q4(BackfillOrder::Queue);
-    setup(plain2, q3);
-    setup(limits2, q4);
-    schedule_pass(now, q3, plain2, cfg);
-    schedule_pass(now, q4, limits2, cfg);
-    CPPUNIT_ASSERT(std::vector<JobHandle>({2, 3, 4, 5}) == plain2.started);
-    CPPUNIT_ASSERT(plain2.started == limits2.started);
+    const Both b = both(5000, kNone);
+    CPPUNIT_ASSERT(std::vector<JobHandle>({2, 3, 4, 5}) == b.plain.started);
+    CPPUNIT_ASSERT(b.plain.started == b.limits.started);
     // Room 60 again, and job 7 may start (its estimate is 100 s). 2 is
     // tested and reserved now; the index then finds 7, past 3-6, which are
     // skipped but reserved now by their predictions on the free procs. Once
     // 3-5 hold them, 7 can no longer start: the pass asks the index again
     // after each such reservation and ends at 6 without testing 7.
-    cfg.max_delay = 60;
-    RecordingAdapter plain3;
-    LimitsAdapter limits3;
-    WaitQueue q5(BackfillOrder::Queue), q6(BackfillOrder::Queue);
-    auto setup3 = [&](RecordingAdapter& a, WaitQueue& q) {
-      WaitQueue scratch(BackfillOrder::Queue);
-      setup(a, scratch);  // the machine; the queue again, with 7 short
-      q.push(1, {1, 0}, 100, 100, 10);
-      for (int i = 2; i < 22; ++i) q.push(JobHandle(i), {i, 0}, 50, i == 7 ? 100 : 5000, 1);
-    };
-    setup3(plain3, q5);
-    setup3(limits3, q6);
-    const PassResult r5 = schedule_pass(now, q5, plain3, cfg);
-    const PassResult r6 = schedule_pass(now, q6, limits3, cfg);
-    CPPUNIT_ASSERT(plain3.started.empty());
-    CPPUNIT_ASSERT(limits3.started.empty());
-    CPPUNIT_ASSERT_EQUAL(20u, unsigned(r5.tested));
-    CPPUNIT_ASSERT_EQUAL(1u, unsigned(r6.tested));
-    CPPUNIT_ASSERT_EQUAL(std::size_t(5), limits3.reserved.size());  // the head, 2-5
+    const Both c = both(60, 7);
+    CPPUNIT_ASSERT(c.plain.started.empty());
+    CPPUNIT_ASSERT(c.limits.started.empty());
+    CPPUNIT_ASSERT_EQUAL(20u, unsigned(c.r1.tested));
+    CPPUNIT_ASSERT_EQUAL(1u, unsigned(c.r2.tested));
+    CPPUNIT_ASSERT_EQUAL(std::size_t(5), c.limits.reserved.size());  // the head, 2-5
   }
   // A pass that continues the last one (PassCarry) starts the jobs a pass
   // from scratch starts, over several passes of one world: EASY (FCFS and
