@@ -297,9 +297,13 @@ StartLimits ProcResources::start_limits() const {
   // it was before a drop may last until the drop. Consecutive drops are
   // merged into one step (the first's width, the last's time) while the
   // width stays above half the step's, so that a few steps cover the
-  // profile; past the last step, or past kScan segments, only a job no
-  // wider than the least free so far can start (extra).
-  constexpr std::size_t kScan = 256;
+  // profile; past the last step only a job no wider than the least free so
+  // far can start (extra). The walk goes on to the profile's end (or until
+  // nothing is free): stopped earlier, `extra` would let in narrow long
+  // jobs that meet a drop further on, and a run of identical ones is then
+  // found, asked and refused one by one (RICC conservative, a 256-segment
+  // cut-off: 65.2 million jobs asked, 64.4 million of them refused by
+  // may_backfill's hint; the whole walk: 1.0 million asked, CPU halved).
   std::int64_t least = l.free;  // the least free on [now, segs_[i].t)
   std::int64_t width = l.free;  // the open step's width
   Time until = kNever;          // the open step's limit (kNever: no drop yet)
@@ -309,8 +313,7 @@ StartLimits ProcResources::start_limits() const {
     else l.steps[n - 1] = StartLimits::Step{width, until};
     ++n;
   };
-  const std::size_t end = std::min(segs_.size(), kScan);
-  for (std::size_t i = 1; i < end && least > 0; ++i) {
+  for (std::size_t i = 1; i < segs_.size() && least > 0; ++i) {
     if (segs_[i].free >= least) continue;
     if (until < kNever && 2 * least < width) {  // `least` opens a step of its own
       if (n == StartLimits::kMaxSteps) break;   // no room: the rest is extra

@@ -92,6 +92,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testProfileMatchesBruteForce);
   CPPUNIT_TEST(testStartLimitsChangeNoDecision);
   CPPUNIT_TEST(testStartLimitsHonourTheRoom);
+  CPPUNIT_TEST(testStartLimitsSeeTheWholeProfile);
   CPPUNIT_TEST(testCarriedPassIsFreshPass);
   CPPUNIT_TEST(testCarryRefusals);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
@@ -615,6 +616,62 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(20u, unsigned(c.r1.tested));
     CPPUNIT_ASSERT_EQUAL(1u, unsigned(c.r2.tested));
     CPPUNIT_ASSERT_EQUAL(std::size_t(5), c.limits.reserved.size());  // the head, 2-5
+  }
+  // start_limits() walks the whole profile: a drop far out (here past the
+  // 300th segment) still bounds how long a narrow job may be. 400 procs;
+  // 300 running jobs of 1 proc end at now+10, now+20, ..., now+3000 (100
+  // free now, one segment each); the head (400 procs, 100 s) is reserved at
+  // now+3000 and leaves nothing free until now+3100. Forty jobs of 1 proc
+  // ask 5000 s: each fits the free procs now but meets the head, so none may
+  // start. The first is asked (before the profile exists start_limits()
+  // knows only the free processors), refused and reserved; the profile's
+  // limits then let in no job longer than 3000 s and the pass ends. (Cut
+  // off at 256 segments, the walk saw 100 procs free throughout: all forty
+  // asked and refused one by one.)
+  void testStartLimitsSeeTheWholeProfile() {
+    const Time now = 1000;
+    auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
+      a.res = ProcResources(400);
+      a.now = now;
+      for (int i = 0; i < 300; ++i) {
+        a.sizes.push_back(1);
+        a.pred.push_back(10 * (i + 1));
+        a.res.start(JobHandle(i), 1, now + 10 * (i + 1), now + 10 * (i + 1));
+      }
+      a.res.begin_pass(now);
+      a.sizes.push_back(400);
+      a.pred.push_back(100);
+      q.push(300, {300, 0}, 100, 100, 400);
+      for (int i = 301; i < 341; ++i) {
+        a.sizes.push_back(1);
+        a.pred.push_back(5000);
+        q.push(JobHandle(i), {i, 0}, 5000, 5000, 1);
+      }
+    };
+    PolicyConfig cfg;
+    cfg.backfill = BackfillOrder::Queue;
+    cfg.reservations = 0;  // conservative
+    RecordingAdapter plain;
+    LimitsAdapter limits;
+    WaitQueue q1(BackfillOrder::Queue), q2(BackfillOrder::Queue);
+    setup(plain, q1);
+    setup(limits, q2);
+    const PassResult r1 = schedule_pass(now, q1, plain, cfg);
+    const PassResult r2 = schedule_pass(now, q2, limits, cfg);
+    CPPUNIT_ASSERT_EQUAL(now + 3000, r2.shadow);
+    CPPUNIT_ASSERT(plain.started.empty());
+    CPPUNIT_ASSERT(limits.started.empty());
+    CPPUNIT_ASSERT_EQUAL(40u, unsigned(r1.tested));  // asked one by one, all refused
+    CPPUNIT_ASSERT_EQUAL(1u, unsigned(r2.tested));
+    CPPUNIT_ASSERT_EQUAL(std::size_t(2), limits.reserved.size());  // the head, 301
+    CPPUNIT_ASSERT_EQUAL(now + 3100, limits.reserved[1].second);
+    // The limits themselves after those two reservations: 100 procs for up
+    // to 3000 s, then nothing (the drop at the 301st segment).
+    const StartLimits l = limits.res.start_limits();
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(100), l.free);
+    CPPUNIT_ASSERT_EQUAL(Time(3000), l.limit);
+    CPPUNIT_ASSERT_EQUAL(std::int64_t(0), l.extra);
+    CPPUNIT_ASSERT_EQUAL(0u, l.n_steps);
   }
   // A pass that continues the last one (PassCarry) starts the jobs a pass
   // from scratch starts, over several passes of one world: EASY (FCFS and

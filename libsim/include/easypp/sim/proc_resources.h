@@ -71,7 +71,8 @@ class ProcResources {
   /// pass lies within (resource_api.h, start_limits): the start width, how
   /// long until the profile first holds fewer processors than that, and
   /// what it holds then (one reservation: the head's shadow time and extra
-  /// processors). Walks the profile up to that first drop.
+  /// processors). Walks the profile until nothing is free, its steps run
+  /// out or the profile ends.
   StartLimits start_limits() const;
 
  private:
