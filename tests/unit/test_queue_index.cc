@@ -358,9 +358,39 @@ class QueueIndexTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPendingBoundedForUnreadRanks);
   CPPUNIT_TEST(testWidthClasses);
   CPPUNIT_TEST(testGroups);
+  CPPUNIT_TEST(testRoomBoundsTheSteps);
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  // The guard's room bounds a conservative step as it bounds test (a): a
+  // queue of 1,000 jobs whose predictions (100 s) fit a step (width 5,
+  // 200 s) but whose estimates (10,000 s) end past it plus the room (500 s)
+  // holds no candidate, and the index says so from its root, without
+  // reading the jobs; a job asking 600 s, pushed last, is found reading its
+  // block alone. (Without the estimate's bound on the steps, every block was
+  // read at every query: 32 and 32.)
+  void testRoomBoundsTheSteps() {
+    WaitQueue q(BackfillOrder::Queue);
+    std::vector<WaitQueue::Slot> s;
+    for (int i = 0; i < 1000; ++i) s.push_back(q.push(JobHandle(i), QueueKey{i, 0}, 100, 10000, 1));
+    CandidateProbe p;
+    p.free = 10;
+    p.extra = 0;
+    p.limit = 50;  // test (a): no prediction fits
+    p.room = 500;
+    p.more[p.n_more++] = CandidateProbe::Step{5, 200};
+    CPPUNIT_ASSERT_EQUAL(WaitQueue::kNoSlot, q.first_in_queue_order(p));
+    CPPUNIT_ASSERT_EQUAL(WaitQueue::kNoSlot, q.first_in_queue_order(p, s[10]));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(0), q.queue_order_blocks_read());
+    const WaitQueue::Slot asks_less = q.push(1000, QueueKey{1000, 0}, 100, 600, 1);
+    CPPUNIT_ASSERT_EQUAL(asks_less, q.first_in_queue_order(p));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), q.queue_order_blocks_read());
+    CPPUNIT_ASSERT_EQUAL(asks_less, q.first_in_queue_order(p, s[10]));
+    CPPUNIT_ASSERT_EQUAL(std::uint64_t(2), q.queue_order_blocks_read());
+    // Without the room, the first job passes its step.
+    p.room = kNever;
+    CPPUNIT_ASSERT_EQUAL(s[0], q.first_in_queue_order(p));
+  }
   void testGroups() {
     // A group of 200 long jobs, then a short job of its own: the short one
     // is the first candidate until the group becomes shorter still, and

@@ -317,6 +317,10 @@ class WaitQueue {
   /// (kNoSlot: none); with `from` (a waiting job), the first at or after
   /// it. Only for BackfillOrder::Queue.
   Slot first_in_queue_order(const CandidateProbe& p, Slot from = kNoSlot);
+  /// Blocks of jobs first_in_queue_order() has read one by one since the
+  /// queue was made (its index's bounds let the probe in): the query's cost
+  /// beyond one path down the tree, for tests and benchmarks.
+  std::uint64_t queue_order_blocks_read() const { return tree_.blocks_read; }
   /// The same in SJBF order. Only for BackfillOrder::ShortestPrediction.
   /// By estimate, a job found too long for the probe (its estimate class is
   /// the limit's) and too wide for the extra width cannot pass for the rest
@@ -494,6 +498,7 @@ class WaitQueue {
     mutable std::vector<std::int32_t> pm_est;   // same, by estimate (when used)
     mutable std::uint32_t leaves = 0;           // capacity / kBlock
     mutable bool by_estimate = false;           // pm_est maintained
+    mutable std::uint64_t blocks_read = 0;      // queue_order_blocks_read()
     // Leaves whose cells changed since the last query: their leaf and the
     // paths up are recomputed once, at the next query (tree_flush), not at
     // every change (propagation re-predicts a user's whole queue at each
