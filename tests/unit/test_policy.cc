@@ -93,6 +93,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStartLimitsChangeNoDecision);
   CPPUNIT_TEST(testStartLimitsHonourTheRoom);
   CPPUNIT_TEST(testStartLimitsSeeTheWholeProfile);
+  CPPUNIT_TEST(testStartLimitsAfterTheLastReservation);
   CPPUNIT_TEST(testCarriedPassIsFreshPass);
   CPPUNIT_TEST(testCarryRefusals);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
@@ -672,6 +673,47 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(3000), l.limit);
     CPPUNIT_ASSERT_EQUAL(std::int64_t(0), l.extra);
     CPPUNIT_ASSERT_EQUAL(0u, l.n_steps);
+  }
+  // Past the last of N reservations (FCFS, reservations=2) the index finds
+  // the jobs that could start around them, instead of asking every job.
+  // 10 procs; 0 (6 procs) runs until now+100; 1 and 2 (10 procs, 100 s)
+  // are reserved at now+100 and now+200; fifty jobs of 1 proc and 500 s
+  // cannot start (nothing is free from now+100), job 53 (1 proc, 50 s)
+  // can. Both passes start 53; without start_limits() all 51 are asked
+  // (and 2 before its reservation), with it 53 alone.
+  void testStartLimitsAfterTheLastReservation() {
+    const Time now = 1000;
+    auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
+      a.res = ProcResources(10);
+      a.now = now;
+      a.sizes = {6, 10, 10};
+      a.pred = {100, 100, 100};
+      a.res.start(0, 6, now + 100, now + 100);
+      a.res.begin_pass(now);
+      q.push(1, {1, 0}, 100, 100, 10);
+      q.push(2, {2, 0}, 100, 100, 10);
+      for (int i = 3; i < 54; ++i) {
+        a.sizes.push_back(1);
+        a.pred.push_back(i == 53 ? 50 : 500);
+        q.push(JobHandle(i), {i, 0}, a.pred.back(), a.pred.back(), 1);
+      }
+    };
+    PolicyConfig cfg;
+    cfg.backfill = BackfillOrder::Queue;
+    cfg.reservations = 2;
+    RecordingAdapter plain;
+    LimitsAdapter limits;
+    WaitQueue q1(BackfillOrder::Queue), q2(BackfillOrder::Queue);
+    setup(plain, q1);
+    setup(limits, q2);
+    const PassResult r1 = schedule_pass(now, q1, plain, cfg);
+    const PassResult r2 = schedule_pass(now, q2, limits, cfg);
+    CPPUNIT_ASSERT(std::vector<JobHandle>({53}) == plain.started);
+    CPPUNIT_ASSERT(plain.started == limits.started);
+    CPPUNIT_ASSERT_EQUAL(2u, unsigned(r2.reservations));
+    CPPUNIT_ASSERT_EQUAL(now + 200, limits.reserved[1].second);
+    CPPUNIT_ASSERT_EQUAL(52u, unsigned(r1.tested));
+    CPPUNIT_ASSERT_EQUAL(1u, unsigned(r2.tested));
   }
   // A pass that continues the last one (PassCarry) starts the jobs a pass
   // from scratch starts, over several passes of one world: EASY (FCFS and

@@ -290,6 +290,21 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
       Order::kOrder == BackfillOrder::Queue && resource_api_detail::has_start_limits<Adapter>::value;
   const bool limits = kLimits && depth > 1;
   static_assert(StartLimits::kMaxSteps <= CandidateProbe::kMaxSteps);
+  // The probe of what may still start, from the adapter's start limits (a
+  // generic lambda: instantiated only where kLimits holds).
+  auto limits_probe = [&](auto& adapter) {
+    const StartLimits l = adapter.start_limits();
+    CandidateProbe probe;
+    probe.by_estimate = cfg.safe || room <= 0;  // else the bound is >= the prediction
+    if (!probe.by_estimate) probe.room = room;  // and the estimate ends by limit + room
+    probe.free = l.free;
+    probe.limit = l.limit;
+    probe.extra = std::min(l.free, l.extra);
+    probe.n_more = l.n_steps;
+    for (unsigned k = 0; k < l.n_steps; ++k)
+      probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
+    return probe;
+  };
   WaitQueue::Slot next = WaitQueue::kNoSlot;
   while (it != by_queue.end() && r.reservations < depth) {
     const Slot s = (*it).slot;
@@ -298,17 +313,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     if constexpr (kLimits) {
       if (limits && r.reservations > 0) {
         if (next == WaitQueue::kNoSlot) {
-          const StartLimits l = a.start_limits();
-          CandidateProbe probe;
-          probe.by_estimate = cfg.safe || room <= 0;  // else the bound is >= the prediction
-          if (!probe.by_estimate) probe.room = room;  // and the estimate ends by limit + room
-          probe.free = l.free;
-          probe.limit = l.limit;
-          probe.extra = std::min(l.free, l.extra);
-          probe.n_more = l.n_steps;
-          for (unsigned k = 0; k < l.n_steps; ++k)
-            probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
-          next = q.first_in_queue_order(probe, s);
+          next = q.first_in_queue_order(limits_probe(a), s);
           if (next == WaitQueue::kNoSlot) {
             leave(s);
             return r;
@@ -375,6 +380,36 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   }
 
   // Phase B: every other waiting job, in the backfill order.
+  if constexpr (kLimits) {
+    // Deeper reservations than the head's but not every job's (FCFS,
+    // reservations=N): the index finds the next job in queue order that
+    // could start around them. A refusal changes nothing, so the search
+    // goes on after it; a start takes processors, so the limits are asked
+    // again at each query. (Walking every job, each pass tested the whole
+    // queue: RICC easy:reservations=3:max-delay=3600, 741 million tests.)
+    if (limits) {
+      Slot from = (*it).slot;
+      while (from != WaitQueue::kNoSlot && !nothing_fits()) {
+        const Slot c = q.first_in_queue_order(limits_probe(a), from);
+        if (c == WaitQueue::kNoSlot) break;
+        if (!a.may_continue()) {
+          r.interrupted = true;
+          break;
+        }
+        ++r.tested;
+        auto after = q.queue_order_from(c);
+        ++after;
+        from = after != by_queue.end() ? (*after).slot : WaitQueue::kNoSlot;
+        const WaitQueue::Entry& e = q.entry(c);
+        if (a.backfill(e.handle, bound_of(e))) {
+          ++r.started_backfill;
+          q.erase(c);
+        }
+      }
+      leave(WaitQueue::kNoSlot);
+      return r;
+    }
+  }
   const bool safe = cfg.safe || room < kNever;
   // EASY walks the candidate index. The probe is exact for every bound:
   // the prediction (no guard), the estimate (safe backfill, or a head the
