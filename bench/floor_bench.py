@@ -93,13 +93,22 @@ def best_of(cmd, repeat):
 
 
 def presets_of(sim):
-    """The preset names from easypp-sim --help ("Presets: a, b, ... and site")."""
+    """The preset names from easypp-sim --help: "Presets: a, b, ..., site (...),
+    and selective reservations: sel, sel-d (...), ..." up to --scheduler-file;
+    the parenthesized remarks and the phrases of several words are not names."""
     text = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
-    m = re.search(r"Presets:(.*?)\(the", text, re.S)
+    m = re.search(r"Presets:(.*?)--scheduler-file", text, re.S)
     if not m:
         raise RuntimeError("no preset list in %s --help" % sim)
-    words = re.split(r"[\s,]+", m.group(1).replace(" and ", " "))
-    return [w for w in words if w and w != "and"]
+    body = re.sub(r"\([^)]*\)", " ", m.group(1))
+    names = []
+    for part in re.split(r"[,:]", body):
+        words = [w for w in part.split() if w != "and"]
+        if len(words) == 1 and re.fullmatch(r"[a-z][a-z0-9+-]*", words[0]):
+            names.append(words[0])
+    if "easy" not in names or "conservative" not in names:
+        raise RuntimeError("unexpected preset list in %s --help: %s" % (sim, names))
+    return names
 
 
 def main():
