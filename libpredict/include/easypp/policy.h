@@ -116,6 +116,24 @@ class ReservedSlots {
   std::vector<WaitQueue::Slot> more_;
 };
 
+// The probe of what may still start, from the adapter's start limits
+// (resource_api.h): by estimate, or by prediction with the guard's room
+// (the bound is then at least the prediction, and the estimate ends by the
+// limit plus the room).
+inline CandidateProbe limits_probe(const StartLimits& l, bool by_estimate, Time room) {
+  static_assert(StartLimits::kMaxSteps <= CandidateProbe::kMaxSteps);
+  CandidateProbe probe;
+  probe.by_estimate = by_estimate;
+  if (!by_estimate) probe.room = room;
+  probe.free = l.free;
+  probe.limit = l.limit;
+  probe.extra = std::min(l.free, l.extra);
+  probe.n_more = l.n_steps;
+  for (unsigned k = 0; k < l.n_steps; ++k)
+    probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
+  return probe;
+}
+
 // The backfill walk of an EASY pass (one reservation, the head's, made;
 // shadow time r.shadow) through the candidate index of the order: each
 // backfill() call goes to the next job in backfill order that could start
@@ -289,21 +307,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   constexpr bool kLimits =
       Order::kOrder == BackfillOrder::Queue && resource_api_detail::has_start_limits<Adapter>::value;
   const bool limits = kLimits && depth > 1;
-  static_assert(StartLimits::kMaxSteps <= CandidateProbe::kMaxSteps);
-  // The probe of what may still start, from the adapter's start limits (a
-  // generic lambda: instantiated only where kLimits holds).
-  auto limits_probe = [&](auto& adapter) {
-    const StartLimits l = adapter.start_limits();
-    CandidateProbe probe;
-    probe.by_estimate = cfg.safe || room <= 0;  // else the bound is >= the prediction
-    if (!probe.by_estimate) probe.room = room;  // and the estimate ends by limit + room
-    probe.free = l.free;
-    probe.limit = l.limit;
-    probe.extra = std::min(l.free, l.extra);
-    probe.n_more = l.n_steps;
-    for (unsigned k = 0; k < l.n_steps; ++k)
-      probe.more[k] = CandidateProbe::Step{l.steps[k].width, l.steps[k].limit};
-    return probe;
+  // What may still start (a generic lambda: instantiated only where
+  // kLimits holds).
+  auto probe_now = [&](auto& adapter) {
+    return limits_probe(adapter.start_limits(), cfg.safe || room <= 0, room);
   };
   WaitQueue::Slot next = WaitQueue::kNoSlot;
   while (it != by_queue.end() && r.reservations < depth) {
@@ -313,7 +320,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     if constexpr (kLimits) {
       if (limits && r.reservations > 0) {
         if (next == WaitQueue::kNoSlot) {
-          next = q.first_in_queue_order(limits_probe(a), s);
+          next = q.first_in_queue_order(probe_now(a), s);
           if (next == WaitQueue::kNoSlot) {
             leave(s);
             return r;
@@ -390,7 +397,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     if (limits) {
       Slot from = (*it).slot;
       while (from != WaitQueue::kNoSlot && !nothing_fits()) {
-        const Slot c = q.first_in_queue_order(limits_probe(a), from);
+        const Slot c = q.first_in_queue_order(probe_now(a), from);
         if (c == WaitQueue::kNoSlot) break;
         if (!a.may_continue()) {
           r.interrupted = true;
@@ -411,6 +418,42 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     }
   }
   const bool safe = cfg.safe || room < kNever;
+  if constexpr (Order::kAscendingPredictions &&
+                resource_api_detail::has_start_limits<Adapter>::value) {
+    // The same depth in SJBF order: the walk goes on in prediction order,
+    // but a job outside the start limits (kept up to date: a start takes
+    // processors) is passed over without the adapter's test (a profile
+    // walk), and once predictions are longer than the longest limit and
+    // nothing is free whatever the length, none of the rest can start.
+    // (RICC easy:reservations=3:backfill=sjbf: 22 s of user CPU, 47% of it
+    // in may_backfill.)
+    if (depth > 1) {
+      CandidateProbe probe = limits_probe(a.start_limits(), cfg.safe || room <= 0, room);
+      const auto last = Order::last(q);
+      for (auto c = Order::first(q, it); c != last;) {
+        const WaitQueue::Item item = *c;
+        ++c;  // the candidate may start: erased from the queue
+        if (reserved.contains(item.slot)) continue;
+        if (nothing_fits()) break;
+        const Time longest = probe.n_more > 0 ? probe.more[probe.n_more - 1].limit : probe.limit;
+        if (!probe.by_estimate && probe.extra <= 0 && item.prediction > longest) break;
+        const WaitQueue::Entry& e = q.entry(item.slot);
+        if (!probe.passes(e.width, e.prediction, e.estimate)) continue;
+        if (!a.may_continue()) {
+          r.interrupted = true;
+          break;
+        }
+        ++r.tested;
+        if (a.backfill(e.handle, bound_of(e))) {
+          ++r.started_backfill;
+          q.erase(item.slot);
+          probe = limits_probe(a.start_limits(), cfg.safe || room <= 0, room);
+        }
+      }
+      leave(WaitQueue::kNoSlot);
+      return r;
+    }
+  }
   // EASY walks the candidate index. The probe is exact for every bound:
   // the prediction (no guard), the estimate (safe backfill, or a head the
   // guard protects), and in between with a finite room (end_bound: the
