@@ -94,6 +94,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStartLimitsHonourTheRoom);
   CPPUNIT_TEST(testStartLimitsSeeTheWholeProfile);
   CPPUNIT_TEST(testStartLimitsAfterTheLastReservation);
+  CPPUNIT_TEST(testReservedSlots);
   CPPUNIT_TEST(testCarriedPassIsFreshPass);
   CPPUNIT_TEST(testCarryRefusals);
   CPPUNIT_TEST(testProfileHoldsEarlyBackfillUntilItsBound);
@@ -725,6 +726,30 @@ class PolicyTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(52u, unsigned(r1.tested));
     // (In SJBF order phase A asks 2 as well: its index is the queue order's.)
     CPPUNIT_ASSERT_EQUAL(order == BackfillOrder::Queue ? 1u : 2u, unsigned(r2.tested));
+  }
+  // A pass's reserved slots answer contains() alike whether they are few
+  // (searched) or many (a table by slot, built at the first question past
+  // 16 and kept up to date by later adds), for slots far apart too.
+  void testReservedSlots() {
+    std::mt19937_64 rng(20261128);
+    for (int round = 0; round < 50; ++round) {
+      pass_detail::ReservedSlots r;
+      std::vector<bool> in(5000, false);
+      const int n = 1 + int(rng() % 60);
+      for (int k = 0; k < n; ++k) {
+        WaitQueue::Slot s;
+        do s = WaitQueue::Slot(rng() % (k % 7 == 0 ? 5000 : 64));
+        while (in[s]);
+        r.add(s);
+        in[s] = true;
+        if (rng() % 3 == 0) {  // ask now and then, as passes do between adds
+          for (WaitQueue::Slot q = 0; q < 5000; q += 1 + WaitQueue::Slot(rng() % 40))
+            CPPUNIT_ASSERT_EQUAL(bool(in[q]), r.contains(q));
+        }
+      }
+      for (WaitQueue::Slot q = 0; q < 5000; ++q) CPPUNIT_ASSERT_EQUAL(bool(in[q]), r.contains(q));
+      CPPUNIT_ASSERT(!r.contains(WaitQueue::Slot(1u << 30)));
+    }
   }
   // A pass that continues the last one (PassCarry) starts the jobs a pass
   // from scratch starts, over several passes of one world: EASY (FCFS and
