@@ -151,6 +151,25 @@ inline CandidateProbe limits_probe(const StartLimits& l, bool by_estimate, Time 
   return probe;
 }
 
+// A candidate a probe found (or a walk reached) asked to backfill now:
+// counted as tested, and erased from the queue if it started. Yield: the
+// adapter asked to end the pass (r.interrupted), the job was not asked.
+enum class Asked { Started, Refused, Yield };
+template <class Adapter, class BoundOf>
+Asked backfill_found(WaitQueue::Slot s, WaitQueue& q, Adapter& a, const BoundOf& bound_of,
+                     PassResult& r) {
+  if (!a.may_continue()) {
+    r.interrupted = true;
+    return Asked::Yield;
+  }
+  ++r.tested;
+  const WaitQueue::Entry& e = q.entry(s);
+  if (!a.backfill(e.handle, bound_of(e))) return Asked::Refused;
+  ++r.started_backfill;
+  q.erase(s);
+  return Asked::Started;
+}
+
 // The backfill walk of an EASY pass (one reservation, the head's, made;
 // shadow time r.shadow) through the candidate index of the order: each
 // backfill() call goes to the next job in backfill order that could start
@@ -175,18 +194,9 @@ void indexed_candidates(Time now, WaitQueue& q, Adapter& a, bool safe, Time room
       q.hide(s);
       continue;
     }
-    if (!a.may_continue()) {
-      r.interrupted = true;
-      break;
-    }
-    ++r.tested;
-    const WaitQueue::Entry& e = q.entry(s);
-    if (a.backfill(e.handle, bound_of(e))) {
-      ++r.started_backfill;
-      q.erase(s);
-    } else {
-      q.hide(s);
-    }
+    const Asked asked = backfill_found(s, q, a, bound_of, r);
+    if (asked == Asked::Yield) break;
+    if (asked == Asked::Refused) q.hide(s);
   }
   q.unhide_all();
 }
@@ -231,15 +241,7 @@ void new_candidates(Time now, WaitQueue& q, Adapter& a, const WaitQueue::Slot* a
     probe.extra = std::min(probe.free, a.extra_width());
     const WaitQueue::Entry& e = q.entry(s);
     if (!probe.passes(e.width, e.prediction, e.estimate)) continue;
-    if (!a.may_continue()) {
-      r.interrupted = true;
-      break;
-    }
-    ++r.tested;
-    if (a.backfill(e.handle, bound_of(e))) {
-      ++r.started_backfill;
-      q.erase(s);
-    }
+    if (backfill_found(s, q, a, bound_of, r) == Asked::Yield) break;
   }
 }
 
@@ -416,19 +418,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
       while (from != WaitQueue::kNoSlot && !nothing_fits()) {
         const Slot c = q.first_in_queue_order(probe_now(a), from);
         if (c == WaitQueue::kNoSlot) break;
-        if (!a.may_continue()) {
-          r.interrupted = true;
-          break;
-        }
-        ++r.tested;
         auto after = q.queue_order_from(c);
         ++after;
         from = after != by_queue.end() ? (*after).slot : WaitQueue::kNoSlot;
-        const WaitQueue::Entry& e = q.entry(c);
-        if (a.backfill(e.handle, bound_of(e))) {
-          ++r.started_backfill;
-          q.erase(c);
-        }
+        if (backfill_found(c, q, a, bound_of, r) == Asked::Yield) break;
       }
       leave(WaitQueue::kNoSlot);
       return r;
@@ -445,7 +438,7 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
     // (RICC easy:reservations=3:backfill=sjbf: 22 s of user CPU, 47% of it
     // in may_backfill.)
     if (depth > 1) {
-      CandidateProbe probe = limits_probe(a.start_limits(), cfg.safe || room <= 0, room);
+      CandidateProbe probe = probe_now(a);
       const auto last = Order::last(q);
       for (auto c = Order::first(q, it); c != last;) {
         const WaitQueue::Item item = *c;
@@ -456,16 +449,9 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
         if (!probe.by_estimate && probe.extra <= 0 && item.prediction > longest) break;
         const WaitQueue::Entry& e = q.entry(item.slot);
         if (!probe.passes(e.width, e.prediction, e.estimate)) continue;
-        if (!a.may_continue()) {
-          r.interrupted = true;
-          break;
-        }
-        ++r.tested;
-        if (a.backfill(e.handle, bound_of(e))) {
-          ++r.started_backfill;
-          q.erase(item.slot);
-          probe = limits_probe(a.start_limits(), cfg.safe || room <= 0, room);
-        }
+        const Asked asked = backfill_found(item.slot, q, a, bound_of, r);
+        if (asked == Asked::Yield) break;
+        if (asked == Asked::Started) probe = probe_now(a);
       }
       leave(WaitQueue::kNoSlot);
       return r;
