@@ -239,7 +239,10 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
   Time p;
   bool from_history = false;
   const std::size_t have = src ? std::min(src->size(), k) : 0;
-  const bool enough = cfg_.fullness == Fullness::Full ? have >= k : have >= 1;
+  // (have >= 1 in both: the window is at least 1, and combine() reads
+  // items[0]; the compiler sees it with link-time optimization only if
+  // said.)
+  const bool enough = have >= 1 && (cfg_.fullness == Fullness::Partial || have >= k);
   if (!enough) {
     p = fallback(ring, estimate);
   } else {
