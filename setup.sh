@@ -140,6 +140,21 @@ deps() {
   install_packages $PACKAGES ${1:-}
 }
 
+# make_all: make, after a clean if the compiler flags configure chose changed
+# since the last build here (configure's link-time optimization, say): make
+# does not count flags, so old objects would stay. 'make am--refresh' first
+# reruns autoconf and config.status if configure.ac changed (a pull).
+make_all() {
+  make am--refresh >/dev/null
+  flags=$(grep -E '^(CXXFLAGS|CFLAGS|LDFLAGS) =' Makefile)
+  if [ -f .build-flags ] && [ "$(cat .build-flags)" != "$flags" ]; then
+    echo "setup: the compiler flags changed since the last build: make clean" >&2
+    make clean >/dev/null
+  fi
+  printf '%s\n' "$flags" >.build-flags
+  make -j"$(nproc)"
+}
+
 # build [CONFIGURE-ARGS...]: configure (again, if the arguments changed) and
 # make, for this machine's Slurm, in the repository.
 build() {
@@ -153,7 +168,7 @@ build() {
     # shellcheck disable=SC2086
     ./configure $want
   fi
-  make -j"$(nproc)"
+  make_all
 }
 
 # --- Slurm releases of other Debian releases (a cached Debian root) -----------
@@ -240,7 +255,7 @@ root_build() {
     # shellcheck disable=SC2086
     ./src/configure $want
   fi
-  make -j"$(nproc)"
+  make_all
 }
 
 plugin_path() {
