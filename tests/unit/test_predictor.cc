@@ -1,6 +1,11 @@
 // Every predictor parameter (spec section 3), on hand-computed histories.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "easypp/config.h"
 #include "easypp/predictor.h"
 #include "easypp/sim/simulator.h"
@@ -15,6 +20,7 @@ class PredictorTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCappedAtEstimateAndAtLeastOne);
   CPPUNIT_TEST(testWindow);
   CPPUNIT_TEST(testMetrics);
+  CPPUNIT_TEST(testMedianMatchesSort);
   CPPUNIT_TEST(testImmediate);
   CPPUNIT_TEST(testExtended);
   CPPUNIT_TEST(testPartial);
@@ -99,6 +105,31 @@ class PredictorTest : public CppUnit::TestFixture {
     Predictor p(c);
     for (Time r : {10, 100, 40}) p.record(1, r, 1000);
     CPPUNIT_ASSERT_EQUAL(Time(40), p.predict(1, 1000));
+  }
+  // The median by selection is the median of the sorted window, for every
+  // window size (odd and even), ties, and both roundings.
+  void testMedianMatchesSort() {
+    std::mt19937 rng(5);
+    for (int round = 0; round < 600; ++round) {
+      PredictorConfig c;
+      c.window = 1 + int(rng() % PredictorConfig::kMaxWindow);
+      c.metric = Metric::Median;
+      c.round_up = rng() % 2 == 0;
+      Predictor p(c);
+      std::vector<Time> last;
+      const int records = 1 + int(rng() % 40);
+      for (int i = 0; i < records; ++i) {
+        const Time r = 1 + Time(rng() % (round % 3 == 0 ? 5 : 100000));  // ties often
+        p.record(1, r, 1000000);
+        last.push_back(r);
+      }
+      if (int(last.size()) < c.window) continue;  // fullness=full: the fallback
+      std::vector<Time> w(last.end() - c.window, last.end());
+      std::sort(w.begin(), w.end());
+      const std::size_t n = w.size();
+      const Time want = n % 2 == 1 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2] + (c.round_up ? 1 : 0)) / 2;
+      CPPUNIT_ASSERT_EQUAL_MESSAGE("round " + std::to_string(round), want, p.predict(1, 1000000));
+    }
   }
   void testImmediate() {
     PredictorConfig c;
