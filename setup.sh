@@ -143,11 +143,12 @@ deps() {
 # make_all: make, after a clean if the compiler flags configure chose changed
 # since the last build here (configure's link-time optimization, say): make
 # does not count flags, so old objects would stay. 'make am--refresh' first
-# reruns autoconf and config.status if configure.ac changed (a pull).
+# reruns autoconf and config.status if configure.ac changed (a pull). A
+# build from before this check (objects, no .build-flags) is cleaned once.
 make_all() {
   make am--refresh >/dev/null
   flags=$(grep -E '^(CXXFLAGS|CFLAGS|LDFLAGS) =' Makefile)
-  if [ -f .build-flags ] && [ "$(cat .build-flags)" != "$flags" ]; then
+  if [ "$(cat .build-flags 2>/dev/null)" != "$flags" ] && [ -d libpredict/src/.libs ]; then
     echo "setup: the compiler flags changed since the last build: make clean" >&2
     make clean >/dev/null
   fi
