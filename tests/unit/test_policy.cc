@@ -94,6 +94,7 @@ class PolicyTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStartLimitsHonourTheRoom);
   CPPUNIT_TEST(testStartLimitsSeeTheWholeProfile);
   CPPUNIT_TEST(testStartLimitsAfterTheLastReservation);
+  CPPUNIT_TEST(testSelectiveStartLimitsChangeNoDecision);
   CPPUNIT_TEST(testReservedSlots);
   CPPUNIT_TEST(testCarriedPassIsFreshPass);
   CPPUNIT_TEST(testCarryRefusals);
@@ -688,6 +689,88 @@ class PolicyTest : public CppUnit::TestFixture {
   // index finds it; in SJBF order (53 first) the walk stops after it, since
   // nothing is free whatever the length and the rest are longer than every
   // limit.
+  // Selective reservations with start_limits() (phase A ends the pass once
+  // nothing fits, phase B asks only the jobs within the limits: the
+  // queue-order index under FCFS, a filtered walk under SJBF) start exactly
+  // the jobs that asking every job starts, and reserve the same jobs up to
+  // where the pass ended: random machines, running jobs (some past their
+  // predicted ends), queues with random waits, one threshold or four, in
+  // both backfill orders, with and without safe backfilling.
+  void testSelectiveStartLimitsChangeNoDecision() {
+    std::mt19937_64 rng(20261128);
+    int fewer_tests = 0, stopped_early = 0, several = 0;
+    for (int round = 0; round < 600; ++round) {
+      const std::int64_t total = 8 + std::int64_t(rng() % 120);
+      const int n = 5 + int(rng() % 150);
+      const int running = int(rng() % 20);
+      std::vector<std::int64_t> sizes;
+      std::vector<Time> pred, est, since;
+      const Time now = 10000;
+      for (int i = 0; i < running + n; ++i) {
+        const bool same = i > 0 && rng() % 4 == 0;  // a run of one shape
+        sizes.push_back(same ? sizes.back()
+                             : 1 + std::int64_t(rng() % 3 ? rng() % 8 : rng() % std::uint64_t(total)));
+        pred.push_back(same ? pred.back() : 1 + Time(rng() % 2000));
+        est.push_back(pred.back() + Time(rng() % 3 ? 0 : rng() % 3000));
+        since.push_back(now - Time(rng() % 6000));
+      }
+      PolicyConfig cfg;
+      cfg.backfill = round % 2 ? BackfillOrder::ShortestPrediction : BackfillOrder::Queue;
+      cfg.reservations = 1;
+      cfg.safe = round % 4 == 1;
+      Selective& sel = cfg.selective;
+      sel.mode = Selective::Mode::Given;
+      sel.per_category = round % 3 == 0;
+      for (double& t : sel.threshold) t = 1 + double(rng() % 4000) / 100.0;
+      sel.short_limit = 600;
+      sel.narrow_width = 4;
+      auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
+        a.res = ProcResources(total);
+        a.now = now;
+        a.sizes = sizes;
+        a.pred = pred;
+        std::int64_t used = 0;
+        for (int i = 0; i < running && used + sizes[std::size_t(i)] <= total; ++i) {
+          used += sizes[std::size_t(i)];
+          a.res.start(JobHandle(i), sizes[std::size_t(i)], 0, now - 200 + Time(rng() % 3000));
+        }
+        a.res.begin_pass(now);
+        for (int i = running; i < running + n; ++i) {
+          const auto k = std::size_t(i);
+          q.push(JobHandle(i), {since[k], i}, pred[k], est[k], sizes[k], since[k]);
+        }
+      };
+      const std::uint64_t seed = rng();
+      RecordingAdapter plain;
+      LimitsAdapter limits;
+      WaitQueue q1(cfg.backfill), q2(cfg.backfill);
+      rng.seed(seed);
+      setup(plain, q1);
+      rng.seed(seed);
+      setup(limits, q2);
+      const PassResult r1 = schedule_pass(now, q1, plain, cfg);
+      const PassResult r2 = schedule_pass(now, q2, limits, cfg);
+      const std::string msg = "round " + std::to_string(round);
+      CPPUNIT_ASSERT_MESSAGE(msg, plain.started == limits.started);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_in_order, r2.started_in_order);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_backfill, r2.started_backfill);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.head_reserved, r2.head_reserved);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.shadow, r2.shadow);
+      if (r1.head_reserved) CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.head, r2.head);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, q1.size(), q2.size());
+      CPPUNIT_ASSERT_MESSAGE(msg, limits.reserved.size() <= plain.reserved.size());
+      CPPUNIT_ASSERT_MESSAGE(msg, std::equal(limits.reserved.begin(), limits.reserved.end(),
+                                             plain.reserved.begin()));
+      CPPUNIT_ASSERT_MESSAGE(msg, r2.tested <= r1.tested);
+      fewer_tests += r2.tested < r1.tested;
+      stopped_early += limits.reserved.size() < plain.reserved.size();
+      several += plain.reserved.size() >= 2;
+    }
+    // The shortcuts were taken, and the worlds had several reservations.
+    CPPUNIT_ASSERT(fewer_tests > 100);
+    CPPUNIT_ASSERT(stopped_early > 20);
+    CPPUNIT_ASSERT(several > 100);
+  }
   void testStartLimitsAfterTheLastReservation() {
     for (BackfillOrder order : {BackfillOrder::Queue, BackfillOrder::ShortestPrediction})
       startLimitsAfterTheLastReservation(order);
