@@ -236,11 +236,16 @@ Time ProcResources::reserve(std::int64_t size, Time duration) {
   }
   Time found = kNever;
   std::size_t j = i;
-  while (i < segs_.size()) {
+  const std::size_t n = segs_.size();
+  while (i < n) {
+    // (a window cannot start in a segment too full for it: most of a
+    // crowded profile, passed over in a tight loop)
+    while (i < n && segs_[i].free < size) ++i;
+    if (i == n) break;
     const Time t0 = segs_[i].t;
     j = i;
     bool ok = true;
-    for (; j < segs_.size() && segs_[j].t < t0 + duration; ++j) {
+    for (++j; j < n && segs_[j].t < t0 + duration; ++j) {
       if (segs_[j].free < size) {
         ok = false;
         break;

@@ -690,26 +690,33 @@ class PolicyTest : public CppUnit::TestFixture {
   // nothing is free whatever the length and the rest are longer than every
   // limit.
   // Selective reservations with start_limits() (phase A ends the pass once
-  // nothing fits, phase B asks only the jobs within the limits: the
-  // queue-order index under FCFS, a filtered walk under SJBF) start exactly
-  // the jobs that asking every job starts, and reserve the same jobs up to
-  // where the pass ended: random machines, running jobs (some past their
-  // predicted ends), queues with random waits, one threshold or four, in
-  // both backfill orders, with and without safe backfilling.
+  // nothing fits, phase B asks only the jobs within the limits: through
+  // the queue-order index under FCFS on long queues, by a filtered walk on
+  // short ones and under SJBF) start exactly the jobs that asking every
+  // job starts, and reserve the same jobs up to where the pass ended:
+  // random machines, running jobs (some past their predicted ends), queues
+  // with random waits, one threshold or four, in both backfill orders, with
+  // and without safe backfilling.
   void testSelectiveStartLimitsChangeNoDecision() {
     std::mt19937_64 rng(20261128);
-    int fewer_tests = 0, stopped_early = 0, several = 0;
+    int fewer_tests = 0, stopped_early = 0, several = 0, long_fcfs = 0;
     for (int round = 0; round < 600; ++round) {
-      const std::int64_t total = 8 + std::int64_t(rng() % 120);
-      const int n = 5 + int(rng() % 150);
+      // Some queues long enough for phase B to take the queue-order index
+      // (kSelectiveWalkBelow), the others walked.
+      const bool long_queue = round % 5 == 4;
+      const std::int64_t total = (long_queue ? 100 : 8) + std::int64_t(rng() % 120);
+      const int n = long_queue ? int(pass_detail::kSelectiveWalkBelow) + 20 + int(rng() % 400)
+                               : 5 + int(rng() % 150);
       const int running = int(rng() % 20);
       std::vector<std::int64_t> sizes;
       std::vector<Time> pred, est, since;
       const Time now = 10000;
       for (int i = 0; i < running + n; ++i) {
         const bool same = i > 0 && rng() % 4 == 0;  // a run of one shape
+        // (Long queues: mostly narrow jobs, so that many start in phase B.)
+        const std::int64_t narrow = long_queue ? 3 : 8;
         sizes.push_back(same ? sizes.back()
-                             : 1 + std::int64_t(rng() % 3 ? rng() % 8 : rng() % std::uint64_t(total)));
+                             : 1 + std::int64_t(rng() % 3 ? rng() % narrow : rng() % std::uint64_t(total)));
         pred.push_back(same ? pred.back() : 1 + Time(rng() % 2000));
         est.push_back(pred.back() + Time(rng() % 3 ? 0 : rng() % 3000));
         since.push_back(now - Time(rng() % 6000));
@@ -721,7 +728,9 @@ class PolicyTest : public CppUnit::TestFixture {
       Selective& sel = cfg.selective;
       sel.mode = Selective::Mode::Given;
       sel.per_category = round % 3 == 0;
-      for (double& t : sel.threshold) t = 1 + double(rng() % 4000) / 100.0;
+      // (Long queues: few starve, so that phase B meets most of the queue.)
+      for (double& t : sel.threshold)
+        t = (long_queue ? 40 : 1) + double(rng() % 4000) / 100.0;
       sel.short_limit = 600;
       sel.narrow_width = 4;
       auto setup = [&](RecordingAdapter& a, WaitQueue& q) {
@@ -765,11 +774,14 @@ class PolicyTest : public CppUnit::TestFixture {
       fewer_tests += r2.tested < r1.tested;
       stopped_early += limits.reserved.size() < plain.reserved.size();
       several += plain.reserved.size() >= 2;
+      long_fcfs += long_queue && cfg.backfill == BackfillOrder::Queue &&
+                   r2.started_backfill > 0;
     }
     // The shortcuts were taken, and the worlds had several reservations.
     CPPUNIT_ASSERT(fewer_tests > 100);
     CPPUNIT_ASSERT(stopped_early > 20);
     CPPUNIT_ASSERT(several > 100);
+    CPPUNIT_ASSERT(long_fcfs > 20);
   }
   void testStartLimitsAfterTheLastReservation() {
     for (BackfillOrder order : {BackfillOrder::Queue, BackfillOrder::ShortestPrediction})
