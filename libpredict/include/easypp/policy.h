@@ -494,6 +494,10 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
   return r;
 }
 
+// (Below this many waiting jobs, selective_pass's phase B walks the queue
+// order instead of asking the queue-order index: see there.)
+constexpr std::size_t kSelectiveWalkBelow = 512;
+
 /// Selective reservations (selective.h). Phase A walks the queue order and
 /// considers only the starving jobs: each starts if it fits without
 /// delaying the reservations made so far, else gets one (the first is the
@@ -510,9 +514,6 @@ PassResult pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg,
 /// 310 million candidates tested, half the replay in the two walks and in
 /// backfill() calls refused.) Same starts and reservations that change a
 /// decision; fewer tests.
-// (Below this many waiting jobs, selective_pass's phase B walks the queue
-// order instead of asking the queue-order index: see there.)
-constexpr std::size_t kSelectiveWalkBelow = 512;
 template <class Order, class Adapter>
 PassResult selective_pass(Time now, WaitQueue& q, Adapter& a, const PolicyConfig& cfg) {
   using Slot = WaitQueue::Slot;
