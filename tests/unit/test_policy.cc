@@ -73,6 +73,42 @@ struct CarryingAdapter : LimitsAdapter {
   }
 };
 
+// One pass with and one without start_limits() on the same world:
+// `setup(adapter, queue)` builds it, drawing from `rng`, which is reseeded
+// alike for both. Checks what the two must agree on: the same starts, the
+// reservations with limits a prefix of those without, no more tests.
+struct LimitsPasses {
+  RecordingAdapter plain;
+  LimitsAdapter limits;
+  PassResult r1, r2;
+  std::size_t left1 = 0, left2 = 0;  // jobs left waiting
+};
+template <class Setup>
+LimitsPasses passes_with_and_without_limits(std::mt19937_64& rng, Time now,
+                                            const PolicyConfig& cfg, const Setup& setup,
+                                            const std::string& msg) {
+  LimitsPasses p;
+  WaitQueue q1(cfg.backfill), q2(cfg.backfill);
+  const std::uint64_t seed = rng();
+  rng.seed(seed);
+  setup(p.plain, q1);
+  rng.seed(seed);
+  setup(p.limits, q2);
+  p.r1 = schedule_pass(now, q1, p.plain, cfg);
+  p.r2 = schedule_pass(now, q2, p.limits, cfg);
+  p.left1 = q1.size();
+  p.left2 = q2.size();
+  CPPUNIT_ASSERT_MESSAGE(msg, p.plain.started == p.limits.started);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, p.r1.started_in_order, p.r2.started_in_order);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, p.r1.started_backfill, p.r2.started_backfill);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, p.r1.shadow, p.r2.shadow);
+  CPPUNIT_ASSERT_MESSAGE(msg, p.limits.reserved.size() <= p.plain.reserved.size());
+  CPPUNIT_ASSERT_MESSAGE(msg, std::equal(p.limits.reserved.begin(), p.limits.reserved.end(),
+                                         p.plain.reserved.begin()));
+  CPPUNIT_ASSERT_MESSAGE(msg, p.r2.tested <= p.r1.tested);
+  return p;
+}
+
 }  // namespace
 
 class PolicyTest : public CppUnit::TestFixture {
@@ -524,27 +560,9 @@ class PolicyTest : public CppUnit::TestFixture {
           q.push(JobHandle(i), {i, 0}, pred[std::size_t(i)], est[std::size_t(i)],
                  sizes[std::size_t(i)]);
       };
-      const std::uint64_t seed = rng();
-      RecordingAdapter plain;
-      LimitsAdapter limits;
-      WaitQueue q1(cfg.backfill), q2(cfg.backfill);
-      rng.seed(seed);
-      setup(plain, q1);
-      rng.seed(seed);
-      setup(limits, q2);
-      const PassResult r1 = schedule_pass(now, q1, plain, cfg);
-      const PassResult r2 = schedule_pass(now, q2, limits, cfg);
-      const std::string msg = "round " + std::to_string(round);
-      CPPUNIT_ASSERT_MESSAGE(msg, plain.started == limits.started);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_in_order, r2.started_in_order);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_backfill, r2.started_backfill);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.shadow, r2.shadow);
-      // The reservations made are a prefix of those made without limits.
-      CPPUNIT_ASSERT_MESSAGE(msg, limits.reserved.size() <= plain.reserved.size());
-      CPPUNIT_ASSERT_MESSAGE(msg, std::equal(limits.reserved.begin(), limits.reserved.end(),
-                                             plain.reserved.begin()));
-      CPPUNIT_ASSERT_MESSAGE(msg, r2.tested <= r1.tested);
-      if (limits.reserved.size() < plain.reserved.size()) ++stopped_early;
+      const LimitsPasses p = passes_with_and_without_limits(
+          rng, now, cfg, setup, "round " + std::to_string(round));
+      if (p.limits.reserved.size() < p.plain.reserved.size()) ++stopped_early;
     }
     CPPUNIT_ASSERT(stopped_early > 40);  // the shortcut was taken
   }
@@ -749,28 +767,14 @@ class PolicyTest : public CppUnit::TestFixture {
           q.push(JobHandle(i), {since[k], i}, pred[k], est[k], sizes[k], since[k]);
         }
       };
-      const std::uint64_t seed = rng();
-      RecordingAdapter plain;
-      LimitsAdapter limits;
-      WaitQueue q1(cfg.backfill), q2(cfg.backfill);
-      rng.seed(seed);
-      setup(plain, q1);
-      rng.seed(seed);
-      setup(limits, q2);
-      const PassResult r1 = schedule_pass(now, q1, plain, cfg);
-      const PassResult r2 = schedule_pass(now, q2, limits, cfg);
       const std::string msg = "round " + std::to_string(round);
-      CPPUNIT_ASSERT_MESSAGE(msg, plain.started == limits.started);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_in_order, r2.started_in_order);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.started_backfill, r2.started_backfill);
+      const LimitsPasses p = passes_with_and_without_limits(rng, now, cfg, setup, msg);
+      const PassResult &r1 = p.r1, &r2 = p.r2;
+      const RecordingAdapter& plain = p.plain;
+      const LimitsAdapter& limits = p.limits;
       CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.head_reserved, r2.head_reserved);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.shadow, r2.shadow);
       if (r1.head_reserved) CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, r1.head, r2.head);
-      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, q1.size(), q2.size());
-      CPPUNIT_ASSERT_MESSAGE(msg, limits.reserved.size() <= plain.reserved.size());
-      CPPUNIT_ASSERT_MESSAGE(msg, std::equal(limits.reserved.begin(), limits.reserved.end(),
-                                             plain.reserved.begin()));
-      CPPUNIT_ASSERT_MESSAGE(msg, r2.tested <= r1.tested);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, p.left1, p.left2);
       fewer_tests += r2.tested < r1.tested;
       stopped_early += limits.reserved.size() < plain.reserved.size();
       several += plain.reserved.size() >= 2;
