@@ -245,6 +245,13 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
   const bool enough = have >= 1 && (cfg_.fullness == Fullness::Partial || have >= k);
   if (!enough) {
     p = fallback(ring, estimate);
+  } else if (combiner_ != Combiner::Regression) {  // settled at the push
+    if (cfg_.type == HistoryType::Immediate && (src->mixed || src->common != estimate)) {
+      p = fallback(ring, estimate);
+    } else {
+      p = src->combined;
+      from_history = true;
+    }
   } else {
     const Entry* items[PredictorConfig::kMaxWindow];
     bool same_estimate = true;
@@ -287,8 +294,28 @@ void Predictor::record(UserId user, Time runtime, Time estimate) {
   if (user == kNoUser) return;  // jobs without a user share no history
   const std::size_t k = std::size_t(cfg_.window);
   const Entry e{std::max<Time>(runtime, 0), estimate};
-  users_[user].push(e, k);
-  if (cfg_.type == HistoryType::Extended) extended_[{user, estimate}].push(e, k);
+  RingBuf& u = users_[user];
+  u.push(e, k);
+  settle(u);
+  if (cfg_.type == HistoryType::Extended) {
+    RingBuf& x = extended_[{user, estimate}];
+    x.push(e, k);
+    settle(x);
+  }
+}
+
+void Predictor::settle(RingBuf& rb) const {
+  const std::size_t have = std::min(rb.size(), std::size_t(cfg_.window));
+  if (have == 0) return;
+  const Entry* items[PredictorConfig::kMaxWindow];
+  rb.mixed = false;
+  for (std::size_t i = 0, j = rb.newest(); i < have; ++i, j = rb.older(j)) {
+    items[i] = &rb.buf[j];
+    rb.mixed |= items[i]->estimate != items[0]->estimate;
+  }
+  rb.common = items[0]->estimate;
+  // (the estimate is read by the regression only, which is not kept)
+  rb.combined = combiner_ == Combiner::Regression ? 0 : combine(items, have, 0);
 }
 
 std::vector<Predictor::Entry> Predictor::history(UserId user) const {
@@ -323,6 +350,7 @@ void Predictor::restore(const std::vector<Ring>& rings) {
     if (r.estimate_key >= 0 && cfg_.type != HistoryType::Extended) continue;
     RingBuf& rb = r.estimate_key < 0 ? users_[r.user] : extended_[{r.user, r.estimate_key}];
     for (const Entry& e : r.entries) rb.push(e, k);
+    settle(rb);
   }
 }
 

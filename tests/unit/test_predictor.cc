@@ -142,6 +142,10 @@ class PredictorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(2000), p.predict(1, 2000));
     p.record(1, 300, 2000);  // now the last two have different estimates
     CPPUNIT_ASSERT_EQUAL(Time(1000), p.predict(1, 1000));
+    // ... the newest one's included: matching it alone is not enough.
+    CPPUNIT_ASSERT_EQUAL(Time(2000), p.predict(1, 2000));
+    p.record(1, 400, 2000);  // the last two match again
+    CPPUNIT_ASSERT_EQUAL(Time(350), p.predict(1, 2000));
   }
   void testExtended() {
     PredictorConfig c;

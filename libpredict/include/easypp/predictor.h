@@ -141,6 +141,17 @@ class Predictor {
   struct RingBuf {
     std::vector<Entry> buf;  // size <= capacity
     std::uint32_t next = 0;  // slot of the next write once full
+    // What predict() reads, computed once per push (settle()) rather than
+    // at every prediction: a user's waiting jobs are re-predicted group by
+    // group at each of its ends, and the thesis grid's median over windows
+    // up to 30 sorted the same entries for each group. `combined` is
+    // combine() over the newest min(size, window) entries (not kept for
+    // the regression, whose line depends on the new job's estimate);
+    // `mixed` tells whether those entries have different estimates, else
+    // `common` is theirs (the immediate history's test).
+    Time combined = 0;
+    Time common = 0;
+    bool mixed = false;
     void push(const Entry& e, std::size_t cap);
     // i = 0 is the most recent.
     const Entry& recent(std::size_t i) const;
@@ -162,6 +173,7 @@ class Predictor {
   Time ewma(const Entry* const* items, std::size_t n) const;
   Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
+  void settle(RingBuf& rb) const;  // RingBuf::combined and the rest, after a push
 
   PredictorConfig cfg_;
   Combiner combiner_ = Combiner::Avg;  // from cfg_.kind and cfg_.metric
