@@ -307,6 +307,34 @@ class SelectiveTest : public CppUnit::TestFixture {
       }
     }
     CPPUNIT_ASSERT(continued_cases > 100);  // bursts were there to continue through
+    // A wide machine with hundreds of narrow jobs running at once: the
+    // latest starts' releases are merged into the rest every 256 live
+    // ones, and their expired ones dropped, between and during walks; a
+    // job as wide as the machine now and then waits for every release.
+    for (int round = 0; round < 2; ++round) {
+      std::vector<J> jobs;
+      Time t = 0;
+      for (int k = 0; k < 700; ++k) {
+        t += rnd(round ? 4 : 2);
+        const Time rt = 1 + rnd(round ? 3000 : 1500) + (k % 3 ? 600 : 0);
+        jobs.push_back(J{t, rt, rt + rnd(600), k % 100 == 0 ? 1 + rnd(100) : k % 100 == 50 ? 400 : 1});
+      }
+      const Workload w = workload(400, jobs);
+      for (const char* sc : {"easy", "conservative"}) {
+        const RunResult r = Simulator(w, sched(sc)).run();
+        // (the most jobs running at once: over the 256 of a merge)
+        std::vector<std::pair<Time, int>> ev;
+        for (std::size_t k = 0; k < jobs.size(); ++k) {
+          ev.emplace_back(r.jobs[k].start + jobs[k].runtime, -1);
+          ev.emplace_back(r.jobs[k].start, +1);
+        }
+        std::sort(ev.begin(), ev.end());
+        int now_running = 0, most = 0;
+        for (const auto& e : ev) most = std::max(most, now_running += e.second);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(most), most > 280);
+        CPPUNIT_ASSERT(fair_by_definition(w, r) == fair_start_times(w, r));
+      }
+    }
   }
   void testHistogramsAndWorstCase() {
     // Many small jobs so that the measured set is not empty; one per 10 s
