@@ -245,26 +245,16 @@ Time Predictor::predict(UserId user, Time estimate, bool* used_history) const {
   const bool enough = have >= 1 && (cfg_.fullness == Fullness::Partial || have >= k);
   if (!enough) {
     p = fallback(ring, estimate);
-  } else if (combiner_ != Combiner::Regression) {  // settled at the push
-    if (cfg_.type == HistoryType::Immediate && (src->mixed || src->common != estimate)) {
-      p = fallback(ring, estimate);
-    } else {
-      p = src->combined;
-      from_history = true;
-    }
+  } else if (cfg_.type == HistoryType::Immediate && (src->mixed || src->common != estimate)) {
+    p = fallback(ring, estimate);
   } else {
-    const Entry* items[PredictorConfig::kMaxWindow];
-    bool same_estimate = true;
-    for (std::size_t i = 0, j = src->newest(); i < have; ++i, j = src->older(j)) {
-      items[i] = &src->buf[j];
-      same_estimate &= items[i]->estimate == estimate;
-    }
-    if (cfg_.type == HistoryType::Immediate && !same_estimate) {
-      p = fallback(ring, estimate);
+    if (combiner_ == Combiner::Regression) {  // (its line depends on this estimate)
+      const Entry* items[PredictorConfig::kMaxWindow];
+      p = combine(items, window_of(*src, items), estimate);
     } else {
-      p = combine(items, have, estimate);
-      from_history = true;
+      p = src->combined;  // settled at the push
     }
+    from_history = true;
   }
   if (used_history) *used_history = from_history;
   const Time cap = std::max<Time>(estimate, 1);
@@ -284,9 +274,7 @@ bool Predictor::has_history_for(UserId user, Time estimate) const {
   }
   const std::size_t have = src ? std::min(src->size(), k) : 0;
   if (have == 0 || (cfg_.fullness == Fullness::Full && have < k)) return false;
-  if (cfg_.type == HistoryType::Immediate)
-    for (std::size_t i = 0, j = src->newest(); i < have; ++i, j = src->older(j))
-      if (src->buf[j].estimate != estimate) return false;
+  if (cfg_.type == HistoryType::Immediate) return !src->mixed && src->common == estimate;
   return true;
 }
 
@@ -304,15 +292,18 @@ void Predictor::record(UserId user, Time runtime, Time estimate) {
   }
 }
 
-void Predictor::settle(RingBuf& rb) const {
+std::size_t Predictor::window_of(const RingBuf& rb, const Entry** items) const {
   const std::size_t have = std::min(rb.size(), std::size_t(cfg_.window));
-  if (have == 0) return;
+  for (std::size_t i = 0, j = rb.newest(); i < have; ++i, j = rb.older(j)) items[i] = &rb.buf[j];
+  return have;
+}
+
+void Predictor::settle(RingBuf& rb) const {
   const Entry* items[PredictorConfig::kMaxWindow];
+  const std::size_t have = window_of(rb, items);
+  if (have == 0) return;
   rb.mixed = false;
-  for (std::size_t i = 0, j = rb.newest(); i < have; ++i, j = rb.older(j)) {
-    items[i] = &rb.buf[j];
-    rb.mixed |= items[i]->estimate != items[0]->estimate;
-  }
+  for (std::size_t i = 1; i < have; ++i) rb.mixed |= items[i]->estimate != items[0]->estimate;
   rb.common = items[0]->estimate;
   // (the estimate is read by the regression only, which is not kept)
   rb.combined = combiner_ == Combiner::Regression ? 0 : combine(items, have, 0);

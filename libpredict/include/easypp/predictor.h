@@ -174,6 +174,9 @@ class Predictor {
   Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
   void settle(RingBuf& rb) const;  // RingBuf::combined and the rest, after a push
+  // The newest min(size, window) entries of `rb` into items (newest
+  // first); returns how many.
+  std::size_t window_of(const RingBuf& rb, const Entry** items) const;
 
   PredictorConfig cfg_;
   Combiner combiner_ = Combiner::Avg;  // from cfg_.kind and cfg_.metric
