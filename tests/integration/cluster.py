@@ -345,10 +345,31 @@ def _port_free(port):
             return False
 
 
+def _ephemeral_range():
+    """The kernel's range of local ports for outgoing connections."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            lo, hi = (int(x) for x in f.read().split())
+            return lo, hi
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def pick_ports(count):
-    """A random block of `count` consecutive free TCP ports."""
+    """A random block of `count` consecutive free TCP ports, outside the
+    kernel's ephemeral range: a port free when picked is not bound until the
+    daemon starts, and in between any outgoing connection of the daemons
+    already up (slurmd to slurmctld, clients to slurmdbd) may be given it
+    as its local port (a full CI run: slurmrestd "Unable to bind socket:
+    Address already in use" on a port picked 30 s before)."""
+    lo, hi = _ephemeral_range()
+    choices = [b for b in range(20000, 60000 - count, 1)
+               if b + count <= lo or b > hi]
+    if not choices:
+        raise ClusterError("no ports between 20000 and 60000 outside the ephemeral range %d-%d"
+                           % (lo, hi))
     for _ in range(200):
-        base = random.randrange(20000, 60000 - count)
+        base = random.choice(choices)
         if all(_port_free(base + i) for i in range(count)):
             return base
     raise ClusterError("no free block of %d ports" % count)
