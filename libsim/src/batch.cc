@@ -16,6 +16,11 @@ std::string replay_key(const SchedulerConfig& cfg) {
   SchedulerConfig c = cfg;
   c.name.clear();
   PredictorConfig& p = c.predictor;
+  // With 'history-type=all' and a partial window (a window of one is), the
+  // fallback is used only when the user has no history at all; 'relative'
+  // then has no ratio to apply and gives the estimate, as 'estimate' does.
+  if (p.type == HistoryType::All && (p.fullness == Fullness::Partial || p.window == 1))
+    p.fallback = Fallback::Estimate;
   if (p.window == 1) {  // one runtime: every metric is that runtime, full is partial
     p.metric = Metric::Avg;
     p.fullness = Fullness::Full;
