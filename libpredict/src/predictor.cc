@@ -280,16 +280,28 @@ bool Predictor::has_history_for(UserId user, Time estimate) const {
 
 void Predictor::record(UserId user, Time runtime, Time estimate) {
   if (user == kNoUser) return;  // jobs without a user share no history
-  const std::size_t k = std::size_t(cfg_.window);
   const Entry e{std::max<Time>(runtime, 0), estimate};
   RingBuf& u = users_[user];
-  u.push(e, k);
+  push(u, e);
   settle(u);
   if (cfg_.type == HistoryType::Extended) {
     RingBuf& x = extended_[{user, estimate}];
-    x.push(e, k);
+    push(x, e);
     settle(x);
   }
+}
+
+void Predictor::push(RingBuf& rb, const Entry& e) const {
+  const std::size_t k = std::size_t(cfg_.window);
+  // Out of step (restored, or a window that shrank): settle() rebuilds it.
+  const bool keep = combiner_ == Combiner::Median && rb.sorted.size() == rb.size() &&
+                    rb.size() <= k;
+  if (keep && rb.size() == k) {  // the oldest runtime leaves the window
+    const auto it = std::lower_bound(rb.sorted.begin(), rb.sorted.end(), rb.buf[rb.next].runtime);
+    rb.sorted.erase(it);
+  }
+  rb.push(e, k);
+  if (keep) rb.sorted.insert(std::upper_bound(rb.sorted.begin(), rb.sorted.end(), e.runtime), e.runtime);
 }
 
 std::size_t Predictor::window_of(const RingBuf& rb, const Entry** items) const {
@@ -305,6 +317,17 @@ void Predictor::settle(RingBuf& rb) const {
   rb.mixed = false;
   for (std::size_t i = 1; i < have; ++i) rb.mixed |= items[i]->estimate != items[0]->estimate;
   rb.common = items[0]->estimate;
+  if (combiner_ == Combiner::Median) {  // combine()'s median, from the sorted window
+    if (rb.sorted.size() != have) {
+      rb.sorted.clear();
+      for (std::size_t i = 0; i < have; ++i) rb.sorted.push_back(items[i]->runtime);
+      std::sort(rb.sorted.begin(), rb.sorted.end());
+    }
+    const Time* v = rb.sorted.data();
+    rb.combined = have % 2 == 1 ? v[have / 2]
+                                : (v[have / 2 - 1] + v[have / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+    return;
+  }
   // (the estimate is read by the regression only, which is not kept)
   rb.combined = combiner_ == Combiner::Regression ? 0 : combine(items, have, 0);
 }
@@ -335,12 +358,11 @@ std::vector<Predictor::Ring> Predictor::snapshot() const {
 
 void Predictor::restore(const std::vector<Ring>& rings) {
   clear();
-  const std::size_t k = std::size_t(cfg_.window);
   for (const Ring& r : rings) {
     if (r.user == kNoUser) continue;
     if (r.estimate_key >= 0 && cfg_.type != HistoryType::Extended) continue;
     RingBuf& rb = r.estimate_key < 0 ? users_[r.user] : extended_[{r.user, r.estimate_key}];
-    for (const Entry& e : r.entries) rb.push(e, k);
+    for (const Entry& e : r.entries) push(rb, e);
     settle(rb);
   }
 }

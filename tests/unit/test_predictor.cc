@@ -2,6 +2,8 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,8 +108,10 @@ class PredictorTest : public CppUnit::TestFixture {
     for (Time r : {10, 100, 40}) p.record(1, r, 1000);
     CPPUNIT_ASSERT_EQUAL(Time(40), p.predict(1, 1000));
   }
-  // The median by selection is the median of the sorted window, for every
-  // window size (odd and even), ties, and both roundings.
+  // The median (kept as a sorted window, one removal and one insertion per
+  // record) is the median of the sorted window, after every record, for
+  // every window size (odd and even), ties, both roundings, both history
+  // types that keep rings, and a predictor restored from a snapshot midway.
   void testMedianMatchesSort() {
     std::mt19937 rng(5);
     for (int round = 0; round < 600; ++round) {
@@ -115,20 +119,36 @@ class PredictorTest : public CppUnit::TestFixture {
       c.window = 1 + int(rng() % PredictorConfig::kMaxWindow);
       c.metric = Metric::Median;
       c.round_up = rng() % 2 == 0;
+      c.fullness = rng() % 2 == 0 ? Fullness::Full : Fullness::Partial;
+      c.type = round % 4 == 1 ? HistoryType::Extended : HistoryType::All;
       Predictor p(c);
-      std::vector<Time> last;
-      const int records = 1 + int(rng() % 40);
+      std::optional<Predictor> restored;
+      std::map<Time, std::vector<Time>> last;  // estimate -> runtimes, oldest first
+      const int records = 1 + int(rng() % 70);
+      const int restore_at = int(rng() % 70);
       for (int i = 0; i < records; ++i) {
         const Time r = 1 + Time(rng() % (round % 3 == 0 ? 5 : 100000));  // ties often
-        p.record(1, r, 1000000);
-        last.push_back(r);
+        const Time e = c.type == HistoryType::Extended && rng() % 3 == 0 ? 2000000 : 1000000;
+        p.record(1, r, e);
+        if (restored) restored->record(1, r, e);
+        if (i == restore_at) {
+          restored.emplace(c);
+          restored->restore(p.snapshot());
+        }
+        last[e].push_back(r);
+        for (const Time est : {Time(1000000), Time(2000000)}) {
+          const std::vector<Time>& h = c.type == HistoryType::All ? last[1000000] : last[est];
+          if (c.type == HistoryType::All && est != 1000000) continue;
+          if (h.empty() || (c.fullness == Fullness::Full && int(h.size()) < c.window)) continue;
+          const std::size_t n = std::min(h.size(), std::size_t(c.window));
+          std::vector<Time> w(h.end() - std::ptrdiff_t(n), h.end());
+          std::sort(w.begin(), w.end());
+          const Time want = n % 2 == 1 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2] + (c.round_up ? 1 : 0)) / 2;
+          const std::string at = "round " + std::to_string(round) + ", record " + std::to_string(i);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(at, std::min(want, est), p.predict(1, est));
+          if (restored) CPPUNIT_ASSERT_EQUAL_MESSAGE(at + " (restored)", std::min(want, est), restored->predict(1, est));
+        }
       }
-      if (int(last.size()) < c.window) continue;  // fullness=full: the fallback
-      std::vector<Time> w(last.end() - c.window, last.end());
-      std::sort(w.begin(), w.end());
-      const std::size_t n = w.size();
-      const Time want = n % 2 == 1 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2] + (c.round_up ? 1 : 0)) / 2;
-      CPPUNIT_ASSERT_EQUAL_MESSAGE("round " + std::to_string(round), want, p.predict(1, 1000000));
     }
   }
   void testImmediate() {

@@ -152,6 +152,11 @@ class Predictor {
     Time combined = 0;
     Time common = 0;
     bool mixed = false;
+    // The median only: the runtimes of the window in ascending order, kept
+    // by record() one removal and one insertion per push (sorting up to 30
+    // runtimes at every end was most of a median setting's predictor);
+    // rebuilt by settle() when it does not hold the window (after restore()).
+    std::vector<Time> sorted;
     void push(const Entry& e, std::size_t cap);
     // i = 0 is the most recent.
     const Entry& recent(std::size_t i) const;
@@ -174,6 +179,8 @@ class Predictor {
   Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
   void settle(RingBuf& rb) const;  // RingBuf::combined and the rest, after a push
+  // push() and, for the median, RingBuf::sorted kept in step.
+  void push(RingBuf& rb, const Entry& e) const;
   // The newest min(size, window) entries of `rb` into items (newest
   // first); returns how many.
   std::size_t window_of(const RingBuf& rb, const Entry** items) const;
