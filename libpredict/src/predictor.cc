@@ -311,25 +311,59 @@ std::size_t Predictor::window_of(const RingBuf& rb, const Entry** items) const {
 }
 
 void Predictor::settle(RingBuf& rb) const {
-  const Entry* items[PredictorConfig::kMaxWindow];
-  const std::size_t have = window_of(rb, items);
-  if (have == 0) return;
-  rb.mixed = false;
-  for (std::size_t i = 1; i < have; ++i) rb.mixed |= items[i]->estimate != items[0]->estimate;
-  rb.common = items[0]->estimate;
-  if (combiner_ == Combiner::Median) {  // combine()'s median, from the sorted window
-    if (rb.sorted.size() != have) {
-      rb.sorted.clear();
-      for (std::size_t i = 0; i < have; ++i) rb.sorted.push_back(items[i]->runtime);
-      std::sort(rb.sorted.begin(), rb.sorted.end());
-    }
-    const Time* v = rb.sorted.data();
-    rb.combined = have % 2 == 1 ? v[have / 2]
-                                : (v[have / 2 - 1] + v[have / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+  const std::size_t n = rb.size();
+  if (n == 0) return;
+  if (n > std::size_t(cfg_.window) || combiner_ == Combiner::Ewma ||
+      combiner_ == Combiner::Regression) {  // (the order matters, or more than the window)
+    const Entry* items[PredictorConfig::kMaxWindow];
+    const std::size_t have = window_of(rb, items);
+    if (have == 0) return;  // (not with n >= 1: for the compiler)
+    rb.mixed = false;
+    for (std::size_t i = 1; i < have; ++i) rb.mixed |= items[i]->estimate != items[0]->estimate;
+    rb.common = items[0]->estimate;
+    // (the estimate is read by the regression only, which is not kept)
+    rb.combined = combiner_ == Combiner::Regression ? 0 : combine(items, have, 0);
     return;
   }
-  // (the estimate is read by the regression only, which is not kept)
-  rb.combined = combiner_ == Combiner::Regression ? 0 : combine(items, have, 0);
+  // push() keeps the ring at most a window long, so it is the window: what
+  // does not depend on the entries' order reads them in place (no walk in
+  // recency order; the sum of whole seconds is exact in any order).
+  const Entry* b = rb.buf.data();
+  const Time common = b[rb.newest()].estimate;
+  bool mixed = false;
+  for (std::size_t i = 0; i < n; ++i) mixed |= b[i].estimate != common;
+  rb.mixed = mixed;
+  rb.common = common;
+  switch (combiner_) {
+    case Combiner::Avg: {
+      Time sum = 0;
+      for (std::size_t i = 0; i < n; ++i) sum += b[i].runtime;
+      rb.combined = cfg_.round_up ? (sum + Time(n) - 1) / Time(n) : sum / Time(n);
+      return;
+    }
+    case Combiner::Min:
+    case Combiner::Max: {
+      Time lo = b[0].runtime, hi = b[0].runtime;
+      for (std::size_t i = 1; i < n; ++i) {
+        lo = std::min(lo, b[i].runtime);
+        hi = std::max(hi, b[i].runtime);
+      }
+      rb.combined = combiner_ == Combiner::Min ? lo : hi;
+      return;
+    }
+    case Combiner::Median: {  // combine()'s median, from the sorted window
+      if (rb.sorted.size() != n) {
+        rb.sorted.clear();
+        for (std::size_t i = 0; i < n; ++i) rb.sorted.push_back(b[i].runtime);
+        std::sort(rb.sorted.begin(), rb.sorted.end());
+      }
+      const Time* v = rb.sorted.data();
+      rb.combined = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+      return;
+    }
+    case Combiner::Ewma:
+    case Combiner::Regression: break;  // above
+  }
 }
 
 std::vector<Predictor::Entry> Predictor::history(UserId user) const {

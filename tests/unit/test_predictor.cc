@@ -109,7 +109,8 @@ class PredictorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(40), p.predict(1, 1000));
   }
   // The median (kept as a sorted window, one removal and one insertion per
-  // record) is the median of the sorted window, after every record, for
+  // record) is the median of the sorted window, and the average, the least
+  // and the largest are theirs, after every record, for
   // every window size (odd and even), ties, both roundings, both history
   // types that keep rings, and a predictor restored from a snapshot midway.
   void testMedianMatchesSort() {
@@ -117,7 +118,9 @@ class PredictorTest : public CppUnit::TestFixture {
     for (int round = 0; round < 600; ++round) {
       PredictorConfig c;
       c.window = 1 + int(rng() % PredictorConfig::kMaxWindow);
-      c.metric = Metric::Median;
+      // Mostly the median; the others read the ring in place.
+      const Metric metrics[] = {Metric::Median, Metric::Median, Metric::Avg, Metric::Min, Metric::Max};
+      c.metric = metrics[rng() % 5];
       c.round_up = rng() % 2 == 0;
       c.fullness = rng() % 2 == 0 ? Fullness::Full : Fullness::Partial;
       c.type = round % 4 == 1 ? HistoryType::Extended : HistoryType::All;
@@ -143,9 +146,16 @@ class PredictorTest : public CppUnit::TestFixture {
           const std::size_t n = std::min(h.size(), std::size_t(c.window));
           std::vector<Time> w(h.end() - std::ptrdiff_t(n), h.end());
           std::sort(w.begin(), w.end());
-          const Time want = n % 2 == 1 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2] + (c.round_up ? 1 : 0)) / 2;
+          Time want = n % 2 == 1 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2] + (c.round_up ? 1 : 0)) / 2;
+          if (c.metric == Metric::Min) want = w.front();
+          if (c.metric == Metric::Max) want = w.back();
+          if (c.metric == Metric::Avg) {
+            Time sum = 0;
+            for (Time x : w) sum += x;
+            want = (sum + (c.round_up ? Time(n) - 1 : 0)) / Time(n);
+          }
           const std::string at = "round " + std::to_string(round) + ", record " + std::to_string(i);
-          CPPUNIT_ASSERT_EQUAL_MESSAGE(at, std::min(want, est), p.predict(1, est));
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(at + " " + to_string(c.metric), std::min(want, est), p.predict(1, est));
           if (restored) CPPUNIT_ASSERT_EQUAL_MESSAGE(at + " (restored)", std::min(want, est), restored->predict(1, est));
         }
       }
