@@ -172,8 +172,7 @@ Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate)
   if (combiner_ == Combiner::Avg) {
     Time sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += items[i]->runtime;
-    // Whole seconds, rounded up (the project's convention) or down.
-    return cfg_.round_up ? (sum + Time(n) - 1) / Time(n) : sum / Time(n);
+    return average(sum, n);  // rounded up (the project's convention) or down
   }
   switch (combiner_) {
     case Combiner::Avg: break;  // above
@@ -193,8 +192,7 @@ Time Predictor::combine(const Entry* const* items, std::size_t n, Time estimate)
       Time v[PredictorConfig::kMaxWindow];
       for (std::size_t i = 0; i < n; ++i) v[i] = items[i]->runtime;
       std::sort(v, v + n);
-      if (n % 2 == 1) return v[n / 2];
-      return (v[n / 2 - 1] + v[n / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+      return median_of_sorted(v, n);
     }
   }
   return items[0]->runtime;
@@ -338,7 +336,7 @@ void Predictor::settle(RingBuf& rb) const {
     case Combiner::Avg: {
       Time sum = 0;
       for (std::size_t i = 0; i < n; ++i) sum += b[i].runtime;
-      rb.combined = cfg_.round_up ? (sum + Time(n) - 1) / Time(n) : sum / Time(n);
+      rb.combined = average(sum, n);
       return;
     }
     case Combiner::Min:
@@ -357,8 +355,7 @@ void Predictor::settle(RingBuf& rb) const {
         for (std::size_t i = 0; i < n; ++i) rb.sorted.push_back(b[i].runtime);
         std::sort(rb.sorted.begin(), rb.sorted.end());
       }
-      const Time* v = rb.sorted.data();
-      rb.combined = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+      rb.combined = median_of_sorted(rb.sorted.data(), n);
       return;
     }
     case Combiner::Ewma:

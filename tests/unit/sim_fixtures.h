@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "easypp/policy.h"
+#include "easypp/sim/generator.h"
 #include "easypp/sim/simulator.h"
 #include "easypp/sim/workload.h"
 
@@ -37,6 +38,18 @@ inline Workload workload(std::int64_t procs, const std::vector<J>& jobs) {
   }
   w.report.jobs = w.jobs.size();
   return w;
+}
+
+/// The built-in synthetic generator's workload.
+inline Workload synthetic(std::uint64_t seed, std::uint32_t jobs, std::int64_t procs,
+                          std::uint32_t users, double load) {
+  GeneratorConfig g;
+  g.seed = seed;
+  g.jobs = jobs;
+  g.procs = procs;
+  g.users = users;
+  g.load = load;
+  return generate_workload(g, WorkloadOptions{});
 }
 
 inline SchedulerConfig sched(const std::string& spec) {

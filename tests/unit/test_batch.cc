@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "easypp/sim/batch.h"
-#include "easypp/sim/generator.h"
 #include "easypp/sim/simulator.h"
 #include "sim_fixtures.h"
 
@@ -23,15 +22,7 @@ class BatchTest : public CppUnit::TestFixture {
 
   // Many users with few jobs each, so that histories are often empty or
   // short (fallbacks and partial windows), and a load that builds queues.
-  static Workload synthetic(std::uint64_t seed) {
-    GeneratorConfig g;
-    g.seed = seed;
-    g.jobs = 700;
-    g.procs = 32;
-    g.users = 60;
-    g.load = 0.95;
-    return generate_workload(g, WorkloadOptions{});
-  }
+  static Workload few_jobs_per_user(std::uint64_t seed) { return synthetic(seed, 700, 32, 60, 0.95); }
 
   // The thesis grid's knobs but for the window (1, 2, 3 and 7).
   static std::vector<std::string> grid() {
@@ -70,7 +61,7 @@ class BatchTest : public CppUnit::TestFixture {
     const std::vector<std::string> specs = grid();
     std::size_t shared = 0;
     for (std::uint64_t seed : {1, 2}) {
-      const Workload w = synthetic(seed);
+      const Workload w = few_jobs_per_user(seed);
       std::map<std::string, RunResult> first;
       for (const std::string& s : specs) {
         const SchedulerConfig c = sched(s);
@@ -99,7 +90,7 @@ class BatchTest : public CppUnit::TestFixture {
     // replays do. 'relative' against 'estimate' with a full window (the
     // fallback with some history) and with history-type=extended (the
     // fallback while the user has other jobs' history).
-    const Workload w = synthetic(1);
+    const Workload w = few_jobs_per_user(1);
     for (const char* rest : {":fullness=full:history-type=all:window=3",
                              ":fullness=partial:history-type=extended:window=3"}) {
       const SchedulerConfig a = sched(std::string("easy++:fallback=estimate") + rest);

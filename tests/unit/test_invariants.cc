@@ -201,13 +201,7 @@ class InvariantTest : public CppUnit::TestFixture {
   void testGroupedRunIsPerJobRun() {
     std::uint64_t changes = 0;
     for (std::uint64_t seed : {1, 2, 3}) {
-      GeneratorConfig g;
-      g.seed = seed;
-      g.jobs = 3000;
-      g.procs = 64;
-      g.users = 6;
-      g.load = 1.1;
-      const Workload w = generate_workload(g, {});
+      const Workload w = synthetic(seed, 3000, 64, 6, 1.1);
       // (SJBF, one reservation: a group's jobs of one width are one heap
       // item; the safe and guarded variants query by estimate.)
       for (const char* name : {"easy-pred", "easy+", "easy-pcor", "easy-pred:queue-order=sjf",
@@ -251,13 +245,7 @@ class InvariantTest : public CppUnit::TestFixture {
     std::map<std::string, std::uint64_t> continued;
     for (std::uint64_t seed : {1, 2}) {
       std::vector<Workload> ws;
-      GeneratorConfig g;
-      g.seed = seed;
-      g.jobs = 1000;
-      g.procs = 64;
-      g.users = 6;
-      g.load = 1.1;
-      ws.push_back(generate_workload(g, {}));
+      ws.push_back(synthetic(seed, 1000, 64, 6, 1.1));
       ws.push_back(random_workload(std::uint32_t(seed), 800, 32, /*overrun=*/true));
       // Coarse times: arrivals and ends share seconds.
       Workload coarse = random_workload(std::uint32_t(seed + 10), 800, 16, /*overrun=*/true);

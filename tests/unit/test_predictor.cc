@@ -140,8 +140,8 @@ class PredictorTest : public CppUnit::TestFixture {
         }
         last[e].push_back(r);
         for (const Time est : {Time(1000000), Time(2000000)}) {
-          const std::vector<Time>& h = c.type == HistoryType::All ? last[1000000] : last[est];
-          if (c.type == HistoryType::All && est != 1000000) continue;
+          if (c.type == HistoryType::All && est != 1000000) continue;  // (one estimate only)
+          const std::vector<Time>& h = last[est];
           if (h.empty() || (c.fullness == Fullness::Full && int(h.size()) < c.window)) continue;
           const std::size_t n = std::min(h.size(), std::size_t(c.window));
           std::vector<Time> w(h.end() - std::ptrdiff_t(n), h.end());

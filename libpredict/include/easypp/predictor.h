@@ -153,7 +153,7 @@ class Predictor {
     Time common = 0;
     bool mixed = false;
     // The median only: the runtimes of the window in ascending order, kept
-    // by record() one removal and one insertion per push (sorting up to 30
+    // by Predictor::push() one removal and one insertion per push (sorting up to 30
     // runtimes at every end was most of a median setting's predictor);
     // rebuilt by settle() when it does not hold the window (after restore()).
     std::vector<Time> sorted;
@@ -178,6 +178,14 @@ class Predictor {
   Time ewma(const Entry* const* items, std::size_t n) const;
   Time regression(const Entry* const* items, std::size_t n, Time estimate) const;
   Time fallback(const RingBuf* user_ring, Time estimate) const;
+  // The average of n runtimes summing to `sum`, and the median of n sorted
+  // runtimes, in whole seconds rounded as configured.
+  Time average(Time sum, std::size_t n) const {
+    return cfg_.round_up ? (sum + Time(n) - 1) / Time(n) : sum / Time(n);
+  }
+  Time median_of_sorted(const Time* v, std::size_t n) const {
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + (cfg_.round_up ? 1 : 0)) / 2;
+  }
   void settle(RingBuf& rb) const;  // RingBuf::combined and the rest, after a push
   // push() and, for the median, RingBuf::sorted kept in step.
   void push(RingBuf& rb, const Entry& e) const;
