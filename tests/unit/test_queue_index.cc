@@ -356,6 +356,7 @@ class QueueIndexTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPredictionOrder);
   CPPUNIT_TEST(testCompaction);
   CPPUNIT_TEST(testPendingBoundedForUnreadRanks);
+  CPPUNIT_TEST(testNewWidthsBetweenProbes);
   CPPUNIT_TEST(testWidthClasses);
   CPPUNIT_TEST(testGroups);
   CPPUNIT_TEST(testRoomBoundsTheSteps);
@@ -511,6 +512,40 @@ class QueueIndexTest : public CppUnit::TestFixture {
     all.extra = 0;
     all.limit = 500;
     CPPUNIT_ASSERT_EQUAL(walk_prediction(q, all), q.first_in_prediction_order(all));
+  }
+  // New widths between SJBF probes: each adds a rank below or among the
+  // ranks a probe reads, and moves the ranks above it (and the table of
+  // small widths' ranks, which stops at 2^16); widths arrive in any order,
+  // narrow, wide and beyond that table, and every probe finds what a walk
+  // finds. (The other scenarios push the whole queue before probing.)
+  void testNewWidthsBetweenProbes() {
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+      WaitQueue q(BackfillOrder::ShortestPrediction);
+      std::mt19937 rng(seed);
+      std::vector<WaitQueue::Slot> live;
+      auto width = [&]() -> std::int64_t {
+        switch (rng() % 4) {
+          case 0: return 1 + std::int64_t(rng() % 16);
+          case 1: return 1 + std::int64_t(rng() % 3000);
+          case 2: return 3000 + std::int64_t(rng() % 3000);  // across the table's end
+          default: return 4000 + std::int64_t(rng() % 100000);
+        }
+      };
+      for (int i = 0; i < 1500; ++i) {
+        live.push_back(q.push(JobHandle(i), QueueKey{i, 0}, 1 + Time(rng() % 1000), 5000, width()));
+        if (live.size() > 200 || rng() % 4 == 0) {
+          const std::size_t k = rng() % live.size();
+          q.erase(live[k]);
+          live.erase(live.begin() + std::ptrdiff_t(k));
+        }
+        CandidateProbe p;
+        p.free = width() - 1;  // below, at and above the widths seen
+        p.extra = std::min<std::int64_t>(p.free, std::int64_t(rng() % 64));
+        p.limit = Time(rng() % 1200);
+        const std::string msg = "seed " + std::to_string(seed) + " job " + std::to_string(i);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(msg, walk_prediction(q, p), q.first_in_prediction_order(p));
+      }
+    }
   }
   void testWidthClasses() {
     // Few distinct widths: one class each.
