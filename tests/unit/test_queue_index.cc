@@ -527,8 +527,8 @@ class QueueIndexTest : public CppUnit::TestFixture {
         switch (rng() % 4) {
           case 0: return 1 + std::int64_t(rng() % 16);
           case 1: return 1 + std::int64_t(rng() % 3000);
-          case 2: return 3000 + std::int64_t(rng() % 3000);  // across the table's end
-          default: return 4000 + std::int64_t(rng() % 100000);
+          case 2: return 3000 + std::int64_t(rng() % 3000);
+          default: return 4000 + std::int64_t(rng() % 100000);  // across 2^16, the table's end
         }
       };
       for (int i = 0; i < 1500; ++i) {
