@@ -9,8 +9,9 @@
 #                     on Slurm 22.05 (this machine) and on Slurm 24.11 (in a
 #                     Debian 13 root that this script makes and caches; the
 #                     integration suite only), then the unit and CLI suites
-#                     under ASan+UBSan (make check-sanitize) and each fuzz
-#                     target for 60 s (make fuzz)
+#                     under ASan+UBSan (make check-sanitize), each fuzz
+#                     target for 60 s (make fuzz) and the profile-guided
+#                     easypp-sim against the plain one (make check-pgo)
 #   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
 #                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages (to build and to test)
@@ -415,6 +416,10 @@ case $what in
       failed="$failed${failed:+, }make check-sanitize"
     step "make fuzz" make fuzz FUZZ_SECONDS=60 -j"$(nproc)" ||
       failed="$failed${failed:+, }make fuzz"
+    # The profile-guided easypp-sim for long sweeps (build-pgo/): built,
+    # trained, and its replays identical to this build's.
+    step "make check-pgo" make check-pgo ||
+      failed="$failed${failed:+, }make check-pgo"
     for slurm in $SUPPORTED; do
       [ "$slurm" = "$native" ] && continue
       suite=$(suite_of "$slurm")

@@ -20,7 +20,10 @@
 # what they name). Since issue 12 propagation is on by default:
 #
 #   NEW_ARGS="--propagation no" tests/identical-output.sh d8c88b8
-# The reference is built in a temporary git worktree (autotools, no plugin).
+# The reference is built in a temporary git worktree (autotools, no plugin),
+# unless REF_SIM names a built easypp-sim to compare with instead (another
+# build of the same sources, such as 'make check-pgo's). LOGS: the logs to
+# replay (names in WORKLOADS; default the four thesis logs).
 # Exit 0 when everything is identical, 1 on any difference (each is named).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,15 +44,21 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-echo "identical-output: building $ref's easypp-sim in $scratch/ref"
-git -C "$top" worktree add --detach "$scratch/ref" "$ref" >/dev/null 2>&1
-(cd "$scratch/ref" && ./autogen.sh >/dev/null 2>&1 && ./configure --disable-plugin >/dev/null &&
-  make -j"$(nproc)" >/dev/null 2>&1) || { echo "identical-output: cannot build $ref" >&2; exit 2; }
-ref_sim=$(find "$scratch/ref" -name easypp-sim -type f -perm -u+x | head -n 1)
-[ -n "$ref_sim" ] || { echo "identical-output: no easypp-sim in $ref's build" >&2; exit 2; }
+if [ -n "${REF_SIM:-}" ]; then
+  [ -x "$REF_SIM" ] || { echo "identical-output: REF_SIM=$REF_SIM is not an executable" >&2; exit 2; }
+  ref_sim=$REF_SIM
+  ref=$REF_SIM
+else
+  echo "identical-output: building $ref's easypp-sim in $scratch/ref"
+  git -C "$top" worktree add --detach "$scratch/ref" "$ref" >/dev/null 2>&1
+  (cd "$scratch/ref" && ./autogen.sh >/dev/null 2>&1 && ./configure --disable-plugin >/dev/null &&
+    make -j"$(nproc)" >/dev/null 2>&1) || { echo "identical-output: cannot build $ref" >&2; exit 2; }
+  ref_sim=$(find "$scratch/ref" -name easypp-sim -type f -perm -u+x | head -n 1)
+  [ -n "$ref_sim" ] || { echo "identical-output: no easypp-sim in $ref's build" >&2; exit 2; }
+fi
 
-logs="KTH-SP2-1996-2.1-cln.swf CTC-SP2-1996-3.1-cln.swf.gz SDSC-SP2-1998-4.2-cln.swf.gz
-  SDSC-BLUE-2000-4.2-cln.swf.gz"
+logs=${LOGS:-"KTH-SP2-1996-2.1-cln.swf CTC-SP2-1996-3.1-cln.swf.gz SDSC-SP2-1998-4.2-cln.swf.gz
+  SDSC-BLUE-2000-4.2-cln.swf.gz"}
 # Every preset, then variants that exercise the other knobs of the
 # prediction's life (propagation, correction policies, history types,
 # fallback, safe backfill, the starvation guard, deeper reservations).

@@ -1,0 +1,82 @@
+#!/bin/sh
+# pgo-build.sh [DIR]: a profile-guided easypp-sim for long sweeps ('make
+# sim-pgo'; default DIR build-pgo). Run from the top build directory.
+#
+# GCC's profile-guided optimization in two builds of the same sources in
+# one side build (tests/side-build.sh, no plugin): first with
+# -fprofile-generate, whose easypp-sim replays a training set and writes
+# what its branches and calls did into DIR/profile; then with
+# -fprofile-use, which lays out and inlines the code by those counts
+# (-fprofile-partial-training: code the training did not run is optimized
+# as usual, not as cold). The sources are the same, so the replays are:
+# the schedules and figures match the plain build's (tests/cli/pgo.sh
+# checks it); only the speed differs (docs/harness-benchmark.md).
+#
+# The training set is the built-in synthetic workload only (no log is
+# needed; the archive's logs are what the speed is measured on): every
+# preset once, and each of the thesis grid's 288 predictor settings once,
+# at a window that cycles through 1..30.
+#
+# Environment: MAKE (the make to use), PGO_JOBS (training workload's jobs,
+# default 20000). Prints the absolute path of the easypp-sim built, last.
+set -eu
+dir=${1:-build-pgo}
+top=$(pwd)
+case $dir in /*) ;; *) dir=$top/$dir ;; esac
+[ -x "$top/tests/side-build.sh" ] || [ -f "$top/tests/side-build.sh" ] || {
+  echo "pgo-build: run from the top build directory (tests/side-build.sh not found)" >&2
+  exit 2
+}
+jobs=${PGO_JOBS:-20000}
+case $jobs in '' | *[!0-9]*) echo "pgo-build: PGO_JOBS=$jobs is not a number" >&2; exit 2 ;; esac
+make=${MAKE:-make}
+par=$(nproc 2>/dev/null || echo 2)
+profile=$dir/profile
+base="-g -O2"
+
+# build PHASE-FLAGS...: configure DIR for one phase and build easypp-sim
+# from clean (make does not see flags change: objects of the other phase
+# would stay).
+build() {
+  MAKE=$make sh "$top/tests/side-build.sh" "$dir" --disable-plugin CXXFLAGS="$base $1" LDFLAGS="$2" >/dev/null
+  $make -s -C "$dir/build" clean >/dev/null
+  for d in libpredict libsim; do $make -s -j"$par" -C "$dir/build/$d" >/dev/null; done
+  $make -s -j"$par" -C "$dir/build/tools" easypp-sim >/dev/null
+}
+
+echo "pgo-build: 1/3 instrumented build in $dir"
+build "-fprofile-generate=$profile" "-fprofile-generate=$profile"
+# Only the training's profiles (configure's test programs ran with the
+# same flags, and their profiles would not match the next configure's).
+rm -rf "$profile"
+
+echo "pgo-build: 2/3 training on the synthetic workload ($jobs jobs)"
+sim=$dir/build/tools/easypp-sim
+"$sim" -w "synthetic:seed=1,jobs=$jobs" -q --threads 1 \
+  -s fcfs,easy,easy-pred,easy-pcor,easy+,easy-sjbf,easy++,perfect,perfect++,x2,sjf,conservative,site,sel,sel-d,sel++,sel-d++ \
+  >/dev/null
+specs=$dir/train-specs.txt
+k=0
+: >"$specs"
+for c in estimate gradual exponential; do
+  for f in estimate relative; do
+    for p in no yes; do
+      for u in full partial; do
+        for m in avg median min max; do
+          for t in all immediate extended; do
+            k=$((k + 1))
+            echo "easy++:correction=$c:fallback=$f:propagation=$p:fullness=$u:metric=$m:history-type=$t:window=$((k % 30 + 1))" >>"$specs"
+          done
+        done
+      done
+    done
+  done
+done
+"$sim" -w "synthetic:seed=2,jobs=$jobs" -q --csv --threads 1 --scheduler-file "$specs" >/dev/null
+n=$(find "$profile" -name '*.gcda' | wc -l)
+[ "$n" -gt 0 ] || { echo "pgo-build: the training wrote no profile in $profile" >&2; exit 1; }
+
+echo "pgo-build: 3/3 optimized build from $n profiles"
+build "-fprofile-use=$profile -fprofile-partial-training -Wno-missing-profile" ""
+"$sim" --version >/dev/null
+echo "$sim"
