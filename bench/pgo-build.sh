@@ -44,13 +44,14 @@ build() {
   $make -s -j"$par" -C "$dir/build/tools" easypp-sim >/dev/null
 }
 
+t0=$(date +%s)
 echo "pgo-build: 1/3 instrumented build in $dir"
 build "-fprofile-generate=$profile" "-fprofile-generate=$profile"
 # Only the training's profiles (configure's test programs ran with the
 # same flags, and their profiles would not match the next configure's).
 rm -rf "$profile"
 
-echo "pgo-build: 2/3 training on the synthetic workload ($jobs jobs)"
+echo "pgo-build: 2/3 training on the synthetic workload ($jobs jobs), at $(($(date +%s) - t0)) s"
 sim=$dir/build/tools/easypp-sim
 "$sim" -w "synthetic:seed=1,jobs=$jobs" -q --threads 1 \
   -s fcfs,easy,easy-pred,easy-pcor,easy+,easy-sjbf,easy++,perfect,perfect++,x2,sjf,conservative,site,sel,sel-d,sel++,sel-d++ \
@@ -76,7 +77,8 @@ done
 n=$(find "$profile" -name '*.gcda' | wc -l)
 [ "$n" -gt 0 ] || { echo "pgo-build: the training wrote no profile in $profile" >&2; exit 1; }
 
-echo "pgo-build: 3/3 optimized build from $n profiles"
+echo "pgo-build: 3/3 optimized build from $n profiles, at $(($(date +%s) - t0)) s"
 build "-fprofile-use=$profile -fprofile-partial-training -Wno-missing-profile" ""
 "$sim" --version >/dev/null
+echo "pgo-build: done in $(($(date +%s) - t0)) s"
 echo "$sim"
