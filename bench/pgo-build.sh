@@ -9,8 +9,10 @@
 # -fprofile-use, which lays out and inlines the code by those counts
 # (-fprofile-partial-training: code the training did not run is optimized
 # as usual, not as cold). The sources are the same, so the replays are:
-# the schedules and figures match the plain build's (tests/cli/pgo.sh
-# checks it); only the speed differs (docs/harness-benchmark.md).
+# the schedules and figures match the plain build's ('make check-pgo'
+# checks it, tests/identical-output.sh); only the speed differs, in long
+# batches (docs/harness-benchmark.md). GCC only (the profile flags are
+# GCC's): the side build is configured with CC=gcc CXX=g++.
 #
 # The training set is the built-in synthetic workload only (no log is
 # needed; the archive's logs are what the speed is measured on), written
@@ -22,14 +24,20 @@
 #
 # Environment: MAKE (the make to use), PGO_JOBS (training workload's jobs,
 # default 20000). Prints the absolute path of the easypp-sim built, last.
+# The binary finds easypp-report (for --report) beside itself, as the
+# plain build's does.
 set -eu
 dir=${1:-build-pgo}
 top=$(pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
 case $dir in /*) ;; *) dir=$top/$dir ;; esac
-[ -x "$top/tests/side-build.sh" ] || [ -f "$top/tests/side-build.sh" ] || {
-  echo "pgo-build: run from the top build directory (tests/side-build.sh not found)" >&2
+[ -f "$top/Makefile" ] && [ -f "$src/tests/side-build.sh" ] || {
+  echo "pgo-build: run from the top build directory, after configure (no Makefile in $top)" >&2
   exit 2
 }
+for t in gcc g++ gzip; do
+  command -v "$t" >/dev/null 2>&1 || { echo "pgo-build: $t not found (apt-get install build-essential gzip)" >&2; exit 2; }
+done
 jobs=${PGO_JOBS:-20000}
 case $jobs in '' | *[!0-9]*) echo "pgo-build: PGO_JOBS=$jobs is not a number" >&2; exit 2 ;; esac
 make=${MAKE:-make}
@@ -41,7 +49,8 @@ base="-g -O2"
 # from clean (make does not see flags change: objects of the other phase
 # would stay).
 build() {
-  MAKE=$make sh "$top/tests/side-build.sh" "$dir" --disable-plugin CXXFLAGS="$base $1" LDFLAGS="$2" >/dev/null
+  MAKE=$make sh "$src/tests/side-build.sh" "$dir" --disable-plugin CC=gcc CXX=g++ \
+    CXXFLAGS="$base $1" LDFLAGS="$2" >/dev/null
   $make -s -C "$dir/build" clean >/dev/null
   for d in libpredict libsim; do $make -s -j"$par" -C "$dir/build/$d" >/dev/null; done
   $make -s -j"$par" -C "$dir/build/tools" easypp-sim >/dev/null
@@ -86,5 +95,6 @@ n=$(find "$profile" -name '*.gcda' | wc -l)
 echo "pgo-build: 3/3 optimized build from $n profiles, at $(($(date +%s) - t0)) s"
 build "-fprofile-use=$profile -fprofile-partial-training -Wno-missing-profile" ""
 "$sim" --version >/dev/null
+ln -sf "$src/tools/easypp-report" "$dir/build/tools/easypp-report"
 echo "pgo-build: done in $(($(date +%s) - t0)) s"
 echo "$sim"
