@@ -35,8 +35,8 @@ case $dir in /*) ;; *) dir=$top/$dir ;; esac
   echo "pgo-build: run from the top build directory, after configure (no Makefile in $top)" >&2
   exit 2
 }
-for t in gcc g++ gzip; do
-  command -v "$t" >/dev/null 2>&1 || { echo "pgo-build: $t not found (apt-get install build-essential gzip)" >&2; exit 2; }
+for t in gcc g++ gzip python3; do
+  command -v "$t" >/dev/null 2>&1 || { echo "pgo-build: $t not found (apt-get install build-essential gzip python3)" >&2; exit 2; }
 done
 jobs=${PGO_JOBS:-20000}
 case $jobs in '' | *[!0-9]*) echo "pgo-build: PGO_JOBS=$jobs is not a number" >&2; exit 2 ;; esac
@@ -68,26 +68,28 @@ sim=$dir/build/tools/easypp-sim
 swf=$dir/train.swf
 "$sim" -w "synthetic:seed=1,jobs=$jobs" -q -s easy --output-swf "$swf" >/dev/null
 gzip -c "$swf" >"$swf.gz"
-"$sim" -w "$swf.gz" -q --threads 1 \
-  -s fcfs,easy,easy-pred,easy-pcor,easy+,easy-sjbf,easy++,perfect,perfect++,x2,sjf,conservative,site,sel,sel-d,sel++,sel-d++ \
-  >/dev/null
+# The presets as easypp-sim lists them (floor_bench.py's presets_of) and
+# the thesis grid's knobs (easypp-sweep's THESIS_GRID) but its window,
+# which cycles: each setting once.
 specs=$dir/train-specs.txt
-k=0
-: >"$specs"
-for c in estimate gradual exponential; do
-  for f in estimate relative; do
-    for p in no yes; do
-      for u in full partial; do
-        for m in avg median min max; do
-          for t in all immediate extended; do
-            k=$((k + 1))
-            echo "easy++:correction=$c:fallback=$f:propagation=$p:fullness=$u:metric=$m:history-type=$t:window=$((k % 30 + 1))" >>"$specs"
-          done
-        done
-      done
-    done
-  done
-done
+presets=$(python3 - "$src" "$sim" "$specs" <<'EOF'
+import importlib.machinery, importlib.util, itertools, sys
+src, sim, out = sys.argv[1:]
+def load(name, path):
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(mod)
+    return mod
+grid = dict(load("easypp_sweep", src + "/contrib/easypp-sweep").THESIS_GRID)
+windows = grid.pop("window")
+with open(out, "w") as f:
+    for i, combo in enumerate(itertools.product(*grid.values()), 1):
+        knobs = ":".join("%s=%s" % kv for kv in zip(grid, combo))
+        f.write("easy++:%s:window=%s\n" % (knobs, windows[i % len(windows)]))
+print(",".join(load("floor_bench", src + "/bench/floor_bench.py").presets_of(sim)))
+EOF
+)
+"$sim" -w "$swf.gz" -q --threads 1 -s "$presets" >/dev/null
 "$sim" -w "$swf" -q --csv --threads 1 --scheduler-file "$specs" >/dev/null
 n=$(find "$profile" -name '*.gcda' | wc -l)
 [ "$n" -gt 0 ] || { echo "pgo-build: the training wrote no profile in $profile" >&2; exit 1; }
