@@ -67,9 +67,10 @@ esac
 # with munge's headers; chromium checks easypp-shadow's page there too (a
 # skipped test fails the suite).
 ROOT_PACKAGES="$BUILD_PACKAGES $TEST_PACKAGES libmunge-dev chromium"
-# The tests also load easypp-sim's --report page in a headless browser
-# (on this machine only: the root runs the integration suite).
-if [ "$what" = test ]; then PACKAGES="$PACKAGES chromium"; fi
+# The tests also load easypp-sim's --report page and easypp-shadow's page
+# in a headless browser: `integration` and `deps` need it as `test` does
+# (a skipped test fails the suite).
+case $what in test|deps|integration) PACKAGES="$PACKAGES chromium" ;; esac
 # What this machine needs to make and use that root.
 ROOT_HOST_PACKAGES="debootstrap git"
 
