@@ -8,10 +8,12 @@
 #                     unit tests, CLI tests, the real-Slurm integration tests
 #                     on Slurm 22.05 (this machine) and on Slurm 24.11 (in a
 #                     Debian 13 root that this script makes and caches; the
-#                     integration suite only), then the unit and CLI suites
+#                     integration suite only); the unit and CLI suites
 #                     under ASan+UBSan (make check-sanitize), each fuzz
 #                     target for 60 s (make fuzz) and the profile-guided
-#                     easypp-sim against the plain one (make check-pgo)
+#                     easypp-sim against the plain one (make check-pgo) run
+#                     at nice 19 alongside the Slurm 24.11 stage, their
+#                     output shown after it (build-checks/output.log)
 #   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
 #                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages (to build and to test)
@@ -289,6 +291,40 @@ step() {
   return $st
 }
 
+# background_checks LOG FAILED: make check-sanitize, make fuzz and make
+# check-pgo one after the other, at the lowest CPU priority (nice 19), with
+# their output in LOG and the names of those that failed in FAILED (`test`
+# runs them in the background while the other Slurm releases build and run
+# their integration suites, which mostly wait on sleeping jobs; the daemons
+# of those suites keep their priority). None of them writes into the source
+# tree: each copies it (make distdir) into a side build of its own.
+background_checks() {
+  : >"$2"
+  {
+    step "make check-sanitize" nice -n 19 make check-sanitize -j"$(nproc)" ||
+      echo "make check-sanitize" >>"$2"
+    step "make fuzz" nice -n 19 make fuzz FUZZ_SECONDS=60 -j"$(nproc)" ||
+      echo "make fuzz" >>"$2"
+    # The profile-guided easypp-sim for long sweeps (build-pgo/): built,
+    # trained (on a smaller workload than by default: this checks the
+    # build, not its speed), and its replays identical to this build's.
+    step "make check-pgo" nice -n 19 make check-pgo PGO_JOBS=4000 ||
+      echo "make check-pgo" >>"$2"
+  } >"$1" 2>&1
+}
+
+# background_finish: wait for the background checks, if running, and print
+# their output (also on an early exit: nothing is left running, and the log
+# shows what they found).
+bgpid=""
+background_finish() {
+  [ -n "$bgpid" ] || return 0
+  wait "$bgpid" || true
+  bgpid=""
+  echo "setup: the background checks took $(($(date +%s) - t_bg)) s; their output ($bglog):"
+  cat "$bglog"
+}
+
 # failure_digest LOG...: the failing unittest cases of each LOG, with the
 # last lines of their tracebacks, in a few lines. Printed before the full
 # logs and again at the very end, so that a CI log cut to a part of its
@@ -411,17 +447,17 @@ case $what in
     fi
     echo "setup: Slurm $native: build and make check took $(($(date +%s) - t0)) s${failed:+: FAILED}"
     # The unit, CLI, contrib and fuzz-corpus suites again under ASan and
-    # UBSan (build-sanitize/, with the plugin in a real slurmctld), then each
-    # fuzz target for 60 s (build-fuzz/). Both print what failed.
-    step "make check-sanitize" make check-sanitize -j"$(nproc)" ||
-      failed="$failed${failed:+, }make check-sanitize"
-    step "make fuzz" make fuzz FUZZ_SECONDS=60 -j"$(nproc)" ||
-      failed="$failed${failed:+, }make fuzz"
-    # The profile-guided easypp-sim for long sweeps (build-pgo/): built,
-    # trained (on a smaller workload than by default: this checks the
-    # build, not its speed), and its replays identical to this build's.
-    step "make check-pgo" make check-pgo PGO_JOBS=4000 ||
-      failed="$failed${failed:+, }make check-pgo"
+    # UBSan (build-sanitize/, with the plugin in a real slurmctld), each
+    # fuzz target for 60 s (build-fuzz/) and the profile-guided build
+    # (build-pgo/): in the background (background_checks), alongside the
+    # other releases' stages below. Their output follows those stages.
+    mkdir -p "$repo/build-checks"
+    bglog=$repo/build-checks/output.log
+    bgfailed=$repo/build-checks/failed
+    t_bg=$(date +%s)
+    background_checks "$bglog" "$bgfailed" &
+    bgpid=$!
+    trap background_finish EXIT
     for slurm in $SUPPORTED; do
       [ "$slurm" = "$native" ] && continue
       suite=$(suite_of "$slurm")
@@ -433,6 +469,8 @@ case $what in
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
     done
+    background_finish
+    while read -r f; do failed="$failed${failed:+, }$f"; done <"$bgfailed"
     left=$(leftover_daemons)
     if [ -n "$left" ]; then
       echo "setup: processes of the test clusters still running:" >&2
