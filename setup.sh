@@ -300,6 +300,10 @@ step() {
 # tree: each copies it (make distdir) into a side build of its own.
 background_checks() {
   : >"$2"
+  # (the clusters of check-sanitize's integration tests take other ports
+  # than those of the suite running meanwhile: tests/integration/cluster.py)
+  EASYPP_PORT_SHARE=0/2
+  export EASYPP_PORT_SHARE
   {
     step "make check-sanitize" nice -n 19 make check-sanitize -j"$(nproc)" ||
       echo "make check-sanitize" >>"$2"
@@ -458,6 +462,8 @@ case $what in
     background_checks "$bglog" "$bgfailed" &
     bgpid=$!
     trap background_finish EXIT
+    EASYPP_PORT_SHARE=1/2
+    export EASYPP_PORT_SHARE
     for slurm in $SUPPORTED; do
       [ "$slurm" = "$native" ] && continue
       suite=$(suite_of "$slurm")

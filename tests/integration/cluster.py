@@ -355,6 +355,23 @@ def _ephemeral_range():
         return 32768, 60999  # Linux's default
 
 
+def port_share():
+    """EASYPP_PORT_SHARE=K/N: this run's daemons take their ports only from
+    the thousands T (20000-20999 is T=20) with T % N == K; default 0/1 (all).
+    Suites that run at once on one host take different shares (./setup.sh
+    test runs the sanitizer build's clusters beside the other release's
+    suite): a block one suite picked is not bound until its daemons start,
+    and the other suite would find it free meanwhile (seen: slurmd "Unable
+    to bind listen port (22608): Address already in use")."""
+    text = os.environ.get("EASYPP_PORT_SHARE", "").strip()
+    if not text:
+        return 0, 1
+    m = re.fullmatch(r"(\d+)/(\d+)", text)
+    if not m or not 0 <= int(m.group(1)) < int(m.group(2)) <= 8:
+        raise ClusterError("EASYPP_PORT_SHARE=%r: expected K/N with 0 <= K < N <= 8" % text)
+    return int(m.group(1)), int(m.group(2))
+
+
 def pick_ports(count):
     """A random block of `count` consecutive free TCP ports, outside the
     kernel's ephemeral range: a port free when picked is not bound until the
@@ -363,11 +380,13 @@ def pick_ports(count):
     as its local port (a full CI run: slurmrestd "Unable to bind socket:
     Address already in use" on a port picked 30 s before)."""
     lo, hi = _ephemeral_range()
+    k, n = port_share()
     choices = [b for b in range(20000, 60000 - count, 1)
-               if b + count <= lo or b > hi]
+               if (b + count <= lo or b > hi) and
+               (n == 1 or (b // 1000 % n == k and (b + count - 1) // 1000 == b // 1000))]
     if not choices:
         raise ClusterError("no ports between 20000 and 60000 outside the ephemeral range %d-%d"
-                           % (lo, hi))
+                           "%s" % (lo, hi, " in share %d/%d" % (k, n) if n > 1 else ""))
     for _ in range(200):
         base = random.choice(choices)
         if all(_port_free(base + i) for i in range(count)):
