@@ -305,16 +305,21 @@ background_checks() {
   EASYPP_PORT_SHARE=0/2
   export EASYPP_PORT_SHARE
   {
-    step "make check-sanitize" nice -n 19 make check-sanitize -j"$(nproc)" ||
-      echo "make check-sanitize" >>"$2"
-    step "make fuzz" nice -n 19 make fuzz FUZZ_SECONDS=60 -j"$(nproc)" ||
-      echo "make fuzz" >>"$2"
+    background_step "$2" check-sanitize -j"$(nproc)"
+    background_step "$2" fuzz FUZZ_SECONDS=60 -j"$(nproc)"
     # The profile-guided easypp-sim for long sweeps (build-pgo/): built,
     # trained (on a smaller workload than by default: this checks the
     # build, not its speed), and its replays identical to this build's.
-    step "make check-pgo" nice -n 19 make check-pgo PGO_JOBS=4000 ||
-      echo "make check-pgo" >>"$2"
+    background_step "$2" check-pgo PGO_JOBS=4000
   } >"$1" 2>&1
+}
+
+# background_step FAILED TARGET [MAKE-ARGS...]: step "make TARGET" at nice
+# 19; its name into FAILED if it fails.
+background_step() {
+  f=$1 target=$2
+  shift 2
+  step "make $target" nice -n 19 make "$target" "$@" || echo "make $target" >>"$f"
 }
 
 # background_finish: wait for the background checks, if running, and print
