@@ -45,6 +45,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "easypp/policy.h"
@@ -139,13 +140,15 @@ PluginConfig current_config(State& s) {
   return s.config;
 }
 
-// easypp_file_mode on the files already there (they are rewritten with it,
-// the state file only when the history changes).
+// easypp_file_mode on the status file already there (it is rewritten with
+// it after the next cycle); the state file is 0600 whatever it says, and
+// one an earlier release opened is closed again here.
 void apply_mode(State& s, const PluginConfig& cfg) {
-  for (const std::string* path : {&s.state_path, &s.status_path}) {
+  const std::pair<const std::string*, unsigned> files[] = {
+      {&s.state_path, kStateFileMode}, {&s.status_path, unsigned(cfg.file_mode)}};
+  for (const auto& [path, mode] : files) {
     std::string err;
-    if (!apply_file_mode(*path, unsigned(cfg.file_mode), &err))
-      error("sched/easypp: %s", err.c_str());
+    if (!apply_file_mode(*path, mode, &err)) error("sched/easypp: %s", err.c_str());
   }
 }
 
@@ -204,7 +207,7 @@ void save_history(State& s, const PluginConfig& cfg,
   saved.rings = rings ? *rings : s.book.predictor().snapshot();
   saved.slowdowns = s.slowdowns.sums();
   std::string err;
-  if (save_state(s.state_path, saved, &err, unsigned(cfg.file_mode))) {
+  if (save_state(s.state_path, saved, &err)) {
     s.book.clear_history_changed();
     s.slowdowns_changed = false;
     if (!s.last_state_error.empty()) info("sched/easypp: state file written again");

@@ -14,6 +14,8 @@
 // reported like any other error.
 #include "plugin_state.h"
 
+#include "safe_file.h"
+
 #include <fcntl.h>
 #include <jansson.h>
 #include <sys/stat.h>
@@ -430,72 +432,14 @@ json_t* status_object(const Status& s, StatusPart part) {
 
 std::string status_json(const Status& s) { return dump(status_object(s, StatusPart::Whole)); }
 
-// --- the atomic write ------------------------------------------------------------
+// --- writing -----------------------------------------------------------------------
 
-std::string dir_of(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-// Temporary file, write, fsync, close, rename, fsync of the directory. On
-// failure before the rename the temporary file is removed and `path` is
-// untouched.
+// Temporary file, write, fsync, rename, fsync of the directory, with every
+// step through descriptors (safe_file.h): the tools write these files as
+// root into SlurmUser's directory.
 bool write_atomic(const std::string& path, const std::string& data, mode_t mode,
-                  std::string* error) {
-  const std::string tmp = path + ".tmp." + std::to_string(long(getpid()));
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) {
-    *error = path + ": cannot create temporary file " + tmp + ": " + errno_text(errno);
-    return false;
-  }
-  auto fail = [&](const char* what) {
-    const int e = errno;
-    if (fd >= 0) close(fd);
-    unlink(tmp.c_str());
-    *error = path + ": " + what + " " + tmp + ": " + errno_text(e);
-    return false;
-  };
-  // Exactly `mode`, whatever the umask (easypp_file_mode may open the files).
-  if (fchmod(fd, mode) != 0) return fail("cannot set the mode of");
-  const char* p = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("cannot write");
-    }
-    if (n == 0) {
-      errno = EIO;
-      return fail("cannot write");
-    }
-    p += n;
-    left -= std::size_t(n);
-  }
-  if (fsync(fd) != 0) return fail("cannot fsync");
-  const int c = close(fd);
-  fd = -1;
-  if (c != 0) return fail("cannot close");
-  if (rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename over it");
-
-  // The new file is in place; make the rename itself durable.
-  const std::string dir = dir_of(path);
-  const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) {
-    *error = path + ": written, but cannot open its directory " + dir + " to fsync it: " +
-             errno_text(errno);
-    return false;
-  }
-  if (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    const int e = errno;
-    close(dfd);
-    *error = path + ": written, but fsync of its directory " + dir + " failed: " + errno_text(e);
-    return false;
-  }
-  close(dfd);
-  return true;
+                  std::string* error, const FileOwner& owner = {}) {
+  return write_file_safely(path, data, unsigned(mode), owner, error);
 }
 
 // --- reading ------------------------------------------------------------------
@@ -965,15 +909,6 @@ bool parse_status(const std::string& path, json_t* root, Status* s, std::string*
 
 }  // namespace
 
-bool write_file_atomic(const std::string& path, const std::string& data, unsigned mode,
-                       std::string* error) {
-  try {
-    return write_atomic(path, data, mode_t(mode), error);
-  } catch (const std::exception& e) {
-    *error = path + ": cannot write: " + e.what();
-  }
-  return false;
-}
 
 bool read_json_text(const std::string& path, std::string* text, std::string* error,
                     bool* missing) {
@@ -1028,7 +963,7 @@ bool load_state(const std::string& path, SavedState* out, std::string* error,
 }
 
 bool save_state(const std::string& path, const SavedState& s, std::string* error,
-                unsigned mode) {
+                const FileOwner& owner) {
   try {
     std::string why;
     if (!check_state(s, &why)) {
@@ -1037,7 +972,9 @@ bool save_state(const std::string& path, const SavedState& s, std::string* error
     }
     const std::string text = state_json(s, Time(::time(nullptr)));
     if (text.empty()) throw std::bad_alloc();
-    return write_atomic(path, text, mode_t(mode & 0777), error);
+    // Every user's runtimes: SlurmUser and root only, whatever
+    // easypp_file_mode says (it opens the status file alone).
+    return write_atomic(path, text, mode_t(kStateFileMode), error, owner);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   } catch (...) {
@@ -1122,21 +1059,7 @@ std::string move_aside(const std::string& path, std::string* error) {
 }
 
 bool apply_file_mode(const std::string& path, unsigned mode, std::string* error) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return true;
-    *error = path + ": cannot stat: " + errno_text(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) return true;  // not ours: reading it will say so
-  if ((st.st_mode & 07777) == (mode & 0777)) return true;
-  if (chmod(path.c_str(), mode_t(mode & 0777)) != 0) {
-    char m[16];
-    std::snprintf(m, sizeof m, "%04o", mode & 0777);
-    *error = path + ": cannot set mode " + m + ": " + errno_text(errno);
-    return false;
-  }
-  return true;
+  return set_file_mode(path, mode, error);
 }
 
 }  // namespace easypp::plugin

@@ -12,7 +12,10 @@
 //    running job's prediction, estimate and planned start.
 //
 // Both hold what users ran and when: they are written with mode 0600
-// (SlurmUser and root) unless easypp_file_mode opens them (kDefaultFileMode).
+// (SlurmUser and root). easypp_file_mode opens the status file only; the
+// state file stays 0600 whatever it says (kStateFileMode). Every write
+// goes through safe_file.h: no link is followed, and a directory others
+// can write to is refused.
 // Reading never blocks: a FIFO, device or directory in a file's place is
 // refused as "not a regular file" (LoadFailure::kUnreadable).
 //
@@ -29,6 +32,7 @@
 #include "easypp/predictor.h"
 #include "easypp/selective.h"
 #include "easypp/types.h"
+#include "safe_file.h"
 
 namespace easypp::plugin {
 
@@ -55,9 +59,11 @@ struct SavedState {
   static constexpr std::uint64_t kMaxSlowdownCount = 1000000000000000ULL;  // 1e15
 };
 
-/// The mode of the state and status files unless configured otherwise
-/// (easypp_file_mode): readable by their owner (SlurmUser) and root only.
+/// The mode of the status file unless configured otherwise
+/// (easypp_file_mode): readable by its owner (SlurmUser) and root only.
 constexpr unsigned kDefaultFileMode = 0600;
+/// The state file's mode, always: it holds every user's runtimes.
+constexpr unsigned kStateFileMode = 0600;
 
 /// Why a load failed, which decides what the caller does with the file.
 enum class LoadFailure {
@@ -76,8 +82,11 @@ enum class LoadFailure {
 bool load_state(const std::string& path, SavedState* out, std::string* error,
                 LoadFailure* failure = nullptr);
 
-/// Write `path` atomically: `path`.tmp.<pid> (mode `mode`, whatever the
-/// umask), fsync, rename over `path`, fsync the directory. On failure the
+/// Write `path` atomically (safe_file.h: a temporary file of a random name
+/// created with O_EXCL | O_NOFOLLOW, mode kStateFileMode whatever the umask
+/// and owner `owner` set through its descriptor, fsync, rename over `path`,
+/// fsync of the directory; a directory others can write to is refused).
+/// On failure the
 /// temporary file is removed and the previous file is left intact. Values
 /// load_state() would refuse (negative or absurd times, more than
 /// PredictorConfig::kMaxWindow entries in a ring, duplicate rings, a uid
@@ -85,16 +94,17 @@ bool load_state(const std::string& path, SavedState* out, std::string* error,
 /// without touching the disk: a file written here always loads back. Not for
 /// concurrent calls on one path.
 bool save_state(const std::string& path, const SavedState& s, std::string* error,
-                unsigned mode = kDefaultFileMode);
+                const FileOwner& owner = {});
 
 /// Move a corrupt file aside without ever replacing an older one: renamed
 /// (never overwriting) to `path`.bad, else `path`.bad.1, .bad.2, ... up to
 /// .bad.99. Returns the new name, or "" with *error set (nothing moved).
 std::string move_aside(const std::string& path, std::string* error);
 
-/// Set the permission bits of an existing file to `mode` (the files are
-/// rewritten with it; this applies a changed easypp_file_mode at once).
-/// True if the file is missing or now has that mode.
+/// Set the permission bits of an existing file to `mode` (the status file
+/// is rewritten with it; this applies a changed easypp_file_mode at once),
+/// through a descriptor opened without following a link. True if the file
+/// is missing, not a regular file, or now has that mode.
 bool apply_file_mode(const std::string& path, unsigned mode, std::string* error);
 
 /// One job as the status file shows it.
@@ -202,11 +212,7 @@ std::string status_to_json(const Status& s, StatusPart part);
 std::string state_to_json(const SavedState& s, Time written);
 
 /// The pieces of the files' safety, for the tools that write files of their
-/// own the same way (easypp-shadow's state):
-///  - write `data` to `path` atomically with exactly `mode` (save_state's
-///    protocol: temporary file, fsync, rename, fsync of the directory);
-bool write_file_atomic(const std::string& path, const std::string& data, unsigned mode,
-                       std::string* error);
+/// own the same way (easypp-shadow's state; writing: safe_file.h):
 ///  - read a JSON file whole (at most 512 MiB, a regular file) and refuse
 ///    what jansson would mishandle (NUL bytes, absurd nesting);
 bool read_json_text(const std::string& path, std::string* text, std::string* error,

@@ -119,7 +119,9 @@ SLURMRESTD
                       not retried
 
 SWF OUTPUT (as easypp-sacct2swf)
-  -o, --output FILE   write the SWF here (FILE.tmp.PID, then renamed);
+  -o, --output FILE   write the SWF here, mode 0600 (a temporary file, then
+                      renamed; into a directory no one but its owner and
+                      root can write to: another is refused);
                       default: standard output unless --state is given
   --procs N           machine size (default: sinfo's CPU total, else the
                       largest allocation, with a warning)
@@ -141,7 +143,9 @@ WARM START
                       plugin learns them (positive run time; a heterogeneous
                       job once, from its leader; earlier runs of requeued jobs
                       not). Written atomically, mode 0600, owned by SlurmUser
-                      when run as root. Write it while slurmctld is stopped
+                      when run as root (given through the descriptor before
+                      the rename; a directory others than its owner and root
+                      can write to is refused). Write it while slurmctld is stopped
                       (or not yet using sched/easypp): it would overwrite it
   --force             replace an existing state file (its history is lost)
   --slurm-conf FILE   where SchedulerParameters' easypp_* predictor settings
@@ -793,29 +797,6 @@ std::optional<long> sinfo_cpus(const Options& o, std::string* why) {
   return total;
 }
 
-bool write_file_atomic(const std::string& path, const std::string& text, std::string* err) {
-  const std::string tmp = path + ".tmp." + std::to_string(long(getpid()));
-  FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) {
-    *err = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
-                  std::fflush(f) == 0 && fsync(fileno(f)) == 0;
-  const int e = errno;
-  if (std::fclose(f) != 0 || !ok) {
-    std::remove(tmp.c_str());
-    *err = "cannot write " + tmp + ": " + std::strerror(ok ? errno : e);
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *err = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 struct SwfResult {
   std::size_t jobs = 0, users = 0, partitions = 0;
   long procs = 0;
@@ -1018,7 +999,10 @@ SwfResult write_swf(Store& store, const Options& o, Stats& st, const std::string
       throw InputError{std::string("cannot write to standard output: ") + std::strerror(errno)};
   } else {
     std::string err;
-    if (!write_file_atomic(o.output, text, &err)) throw InputError{err};
+    // Every user's jobs: private to the writer, as the plugin's files
+    // (safe_file.h: no link followed, no directory others can write to).
+    if (!easypp::plugin::write_file_safely(o.output, text, 0600, {}, &err))
+      throw InputError{err};
   }
   return res;
 }
@@ -1031,6 +1015,36 @@ struct StateResult {
   Time last_end = 0;
   std::string owner;
 };
+
+// Who gets the state file: SlurmUser when run as root (slurmctld reads the
+// file as that user), given through the descriptor before the rename
+// (safe_file.h); otherwise whoever runs this (unset). *name: SlurmUser's.
+easypp::plugin::FileOwner state_owner(const std::map<std::string, std::string>& conf,
+                                      bool conf_found, std::string* name) {
+  if (geteuid() != 0) return {};
+  const std::string su = conf.count("slurmuser") ? conf.at("slurmuser") : "root";
+  struct passwd* pw = getpwnam(su.c_str());
+  if (pw == nullptr)
+    throw InputError{"SlurmUser '" + su + "'" +
+                     (conf_found ? "" : " (the default: no slurm.conf read)") +
+                     " is not a user on this host; cannot give it the state file"};
+  *name = su;
+  return easypp::plugin::FileOwner{true, pw->pw_uid, pw->pw_gid};
+}
+
+// The directories the output and the state go to, checked before anything
+// is read (hours, on a large site): writable, and by no one else.
+void check_output_dirs(const Options& o, const std::map<std::string, std::string>& conf,
+                       bool conf_found) {
+  std::string name, why;
+  if (!o.output.empty() && o.output != "-" &&
+      !easypp::plugin::private_directory(easypp::plugin::dir_of(o.output), {}, &why))
+    throw InputError{o.output + ": " + why};
+  if (!o.state.empty() &&
+      !easypp::plugin::private_directory(easypp::plugin::dir_of(o.state),
+                                         state_owner(conf, conf_found, &name), &why))
+    throw InputError{o.state + ": " + why};
+}
 
 StateResult write_state(Store& store, const Options& o,
                         const std::map<std::string, std::string>& conf, bool conf_found) {
@@ -1091,28 +1105,9 @@ StateResult write_state(Store& store, const Options& o,
   s.learned_jobs = res.learned;
   s.window = pc.config.sched.predictor.window;
   s.rings = pred.snapshot();
-  // Owner: SlurmUser when run as root (slurmctld reads the file as that user).
-  uid_t owner_uid = geteuid();
-  gid_t owner_gid = getegid();
-  if (geteuid() == 0) {
-    const std::string su = conf.count("slurmuser") ? conf.at("slurmuser") : "root";
-    struct passwd* pw = getpwnam(su.c_str());
-    if (pw == nullptr)
-      throw InputError{"SlurmUser '" + su + "'" +
-                       (conf_found ? "" : " (the default: no slurm.conf read)") +
-                       " is not a user on this host; cannot give it the state file"};
-    owner_uid = pw->pw_uid;
-    owner_gid = pw->pw_gid;
-    res.owner = su;
-  }
+  const easypp::plugin::FileOwner owner = state_owner(conf, conf_found, &res.owner);
   std::string err;
-  if (!easypp::plugin::save_state(o.state, s, &err)) throw InputError{err};
-  if (geteuid() == 0 && chown(o.state.c_str(), owner_uid, owner_gid) != 0) {
-    const std::string e = std::strerror(errno);
-    std::remove(o.state.c_str());
-    throw InputError{o.state + ": written, but cannot give it to " + res.owner + ": " + e +
-                     " (removed)"};
-  }
+  if (!easypp::plugin::save_state(o.state, s, &err, owner)) throw InputError{err};
   return res;
 }
 
@@ -1147,6 +1142,7 @@ int run(int argc, char** argv) {
       throw InputError{"cannot read " + conf_path + ": " + std::strerror(errno)};
     }
   }
+  check_output_dirs(o, conf, conf_found);
 
   // The range and its windows.
   const bool windowed = !o.url.empty() || o.run_sacct;

@@ -107,7 +107,9 @@ FOLLOWING
   --state FILE        keep sched/easypp's history state file up to date with
                       the shadow's history (after every poll that learned a
                       runtime, and at exit): temporary file, fsync, rename,
-                      mode 0600, owned by SlurmUser when run as root. At the
+                      mode 0600, owned by SlurmUser when run as root (set
+                      before the rename). Both files go only into directories
+                      no one but their owner and root can write to. At the
                       switch, stop slurmctld, copy it to
                       StateSaveLocation/easypp_state.json, start slurmctld
   --force             let --state replace a file this shadow did not write
@@ -412,27 +414,23 @@ class PluginStateWriter {
     if (pw == nullptr)
       throw ConfigError{"SlurmUser '" + su + "' (from " + conf.where +
                         ") is not a user on this host; cannot give it " + path_};
-    uid_ = pw->pw_uid;
-    gid_ = pw->pw_gid;
+    owner_id_ = plugin::FileOwner{true, pw->pw_uid, pw->pw_gid};
     owner_ = su;
   }
   bool enabled() const { return !path_.empty(); }
   const std::string& path() const { return path_; }
   const std::string& owner() const { return owner_; }
+  const plugin::FileOwner& file_owner() const { return owner_id_; }
 
+  // Given to SlurmUser through the descriptor before the rename
+  // (safe_file.h): nothing is done by path once the file is in place.
   bool write(const plugin::SavedState& s, std::string* err) {
-    if (!plugin::save_state(path_, s, err)) return false;
-    if (geteuid() == 0 && chown(path_.c_str(), uid_, gid_) != 0) {
-      *err = path_ + ": written, but cannot give it to " + owner_ + ": " + std::strerror(errno);
-      return false;
-    }
-    return true;
+    return plugin::save_state(path_, s, err, owner_id_);
   }
 
  private:
   std::string path_;
-  uid_t uid_ = 0;
-  gid_t gid_ = 0;
+  plugin::FileOwner owner_id_;  // unset unless root writes for SlurmUser
   std::string owner_;
 };
 
@@ -599,12 +597,15 @@ int run(int argc, char** argv) {
 
   // A directory that cannot take the files is a configuration error now,
   // not after a week (they are written by rename into it).
+  // Nor one that others can write to (safe_file.h).
   for (const std::string* f : {&o.shadow_state, &o.state}) {
     if (f->empty()) continue;
-    const std::size_t slash = f->rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : f->substr(0, slash);
+    const std::string dir = plugin::dir_of(*f);
     if (access(dir.c_str(), W_OK | X_OK) != 0)
       throw ConfigError{*f + ": cannot write into " + dir + ": " + std::strerror(errno)};
+    std::string why;
+    if (!plugin::private_directory(dir, f == &o.state ? plugin_state.file_owner() : plugin::FileOwner{}, &why))
+      throw ConfigError{*f + ": " + why};
   }
 
   while (!g_stop) {

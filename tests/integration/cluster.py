@@ -725,7 +725,10 @@ class Cluster:
         _live_clusters.append(self)
         try:
             for d in ("state", "spool", "out"):
-                os.makedirs(self.path(d))
+                # 0755 whatever the umask: the plugin and the tools write
+                # only into directories no one else can write to
+                os.makedirs(self.path(d), mode=0o755)
+                os.chmod(self.path(d), 0o755)
             os.chmod(self.path("out"), 0o1777)
             self.ctld_port = pick_ports(2 if front_end() else 1 + self.nodes)
             self.node_port = self.ctld_port + 1

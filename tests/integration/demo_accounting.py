@@ -23,7 +23,7 @@ c = cluster.Cluster(scheduler="sched/backfill", nodes=2, cpus=2, rest=True,
                     scheduler_parameters="sched_interval=2,bf_interval=2,easypp_learn_min_runtime=0")
 c.start()
 try:
-    out = c.path("demo"); os.makedirs(out)
+    out = c.path("demo"); os.makedirs(out); os.chmod(out, 0o755)
     tok = c.acct.token("root", lifespan=3600)
     env = c.env(SLURM_JWT=tok)
     sh = subprocess.Popen([T("easypp-shadow"), "--url", c.acct.rest_url, "--user", "root",

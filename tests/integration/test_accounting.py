@@ -24,6 +24,7 @@ broken bodies and statuses.
 import http.server
 import json
 import os
+import pwd
 import re
 import signal
 import socketserver
@@ -147,6 +148,7 @@ class AccountingTest(unittest.TestCase):
         cls.token = c.acct.token(U1, lifespan=3600)
         cls.tmp = c.path("import")
         os.makedirs(cls.tmp)
+        os.chmod(cls.tmp, 0o755)  # (the import refuses group-writable directories)
 
     @classmethod
     def run_history(cls):
@@ -295,8 +297,13 @@ class AccountingTest(unittest.TestCase):
         lines = job_lines(read(rest))
 
         # the unix socket with local auth, as the user slurmrestd runs as
-        sock_out = self.out("sock.swf")
-        os.chmod(self.tmp, 0o777)
+        # (into a directory of that user's: the import refuses to write into
+        # one others can write to, docs/security.md)
+        own = self.out("rest-user")
+        os.mkdir(own, 0o755)
+        os.chown(own, pwd.getpwnam(cluster.REST_USER).pw_uid, -1)
+        os.chmod(self.tmp, 0o755)
+        sock_out = os.path.join(own, "sock.swf")
         p = self.imp("--url", "unix:" + self.c.acct.rest_socket, "--days", "1", "-o", sock_out,
                      user=cluster.REST_USER)
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -111,6 +111,7 @@ class ShadowTest(unittest.TestCase):
         c = cls.c
         t0 = time.time()
         os.makedirs(c.path("shadow"))
+        os.chmod(c.path("shadow"), 0o755)  # (the shadow refuses group-writable directories)
         cls.token = c.acct.token("root", lifespan=3600)
         cls.procs = {}
         a_args = ["--url", c.acct.rest_url, "--user", "root", "--interval", "2",

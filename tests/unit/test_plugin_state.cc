@@ -452,15 +452,13 @@ class PluginStateTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT(!ok);
       CPPUNIT_ASSERT_MESSAGE(err, contains(err, path) && contains(err, "Permission denied"));
     } else {
-      // root ignores the directory's mode; fail the creation of the
-      // temporary file instead (a directory is in its way).
-      const std::string tmp = path + ".tmp." + std::to_string(getpid());
-      CPPUNIT_ASSERT(fs::create_directory(tmp));
+      // root ignores the directory's mode; a directory others can write
+      // to is refused instead (safe_file.h), before anything is written.
+      CPPUNIT_ASSERT_EQUAL(0, chmod(d.path.c_str(), 0775));
       const bool ok = save_state(path, SavedState(), &err);
+      chmod(d.path.c_str(), 0700);
       CPPUNIT_ASSERT(!ok);
-      CPPUNIT_ASSERT_MESSAGE(err, contains(err, path) && contains(err, "Is a directory"));
-      CPPUNIT_ASSERT(fs::is_directory(tmp));  // not ours to remove
-      fs::remove(tmp);
+      CPPUNIT_ASSERT_MESSAGE(err, err.rfind(d.path + ": ", 0) == 0 && contains(err, "0775"));
     }
     CPPUNIT_ASSERT_EQUAL(before, slurp(path));
     CPPUNIT_ASSERT(temp_files(d.path).empty());

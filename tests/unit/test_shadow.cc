@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +27,22 @@ using namespace easypp;
 using namespace easypp::shadow;
 
 namespace {
+
+// A file name in a fresh private directory (files are written only into
+// directories no one else can write to: plugin/safe_file.h, so not /tmp).
+struct ScratchFile {
+  std::string dir, path;
+  explicit ScratchFile(const std::string& name) {
+    std::string tmpl = "/tmp/" + name + ".XXXXXX";
+    CPPUNIT_ASSERT(mkdtemp(tmpl.data()) != nullptr);
+    dir = tmpl;
+    path = dir + "/" + name + ".json";
+  }
+  ~ScratchFile() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
 
 // One job of a made-up cluster history.
 struct TJob {
@@ -265,10 +282,8 @@ class ShadowTest : public CppUnit::TestFixture {
     const Time from = jobs.front().submit - 5, to = last_end(jobs) + 700;
     Shadow ref(config());
     follow(ref, jobs, from, to, 30, 300);
-    char path[] = "/tmp/easypp-shadow-test.XXXXXX";
-    const int fd = mkstemp(path);
-    CPPUNIT_ASSERT(fd >= 0);
-    close(fd);
+    const ScratchFile scratch("easypp-shadow-test");
+    const char* path = scratch.path.c_str();
     for (Time stop : {from + 3000, from + 6100, (from + to) / 2}) {
       Shadow a(config());
       follow(a, jobs, from, stop, 30, 300);
@@ -286,7 +301,6 @@ class ShadowTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(ref.counters().corrections, b.counters().corrections);
       CPPUNIT_ASSERT_EQUAL(rings_text(ref), rings_text(b));
     }
-    unlink(path);
   }
 
   void testWarmStartAndPluginState() {
@@ -314,15 +328,13 @@ class ShadowTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(Time(301), out.rings[0].entries[0].runtime);
     CPPUNIT_ASSERT_EQUAL(Time(100), out.rings[0].entries[1].runtime);
     // the plugin loads what it writes
-    char path[] = "/tmp/easypp-shadow-plugin.XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
+    const ScratchFile scratch("easypp-shadow-plugin");
+    const char* path = scratch.path.c_str();
     std::string err;
     CPPUNIT_ASSERT_MESSAGE(err, plugin::save_state(path, out, &err));
     plugin::SavedState back;
     CPPUNIT_ASSERT_MESSAGE(err, plugin::load_state(path, &back, &err));
     CPPUNIT_ASSERT_EQUAL(out.last_learned_end, back.last_learned_end);
-    unlink(path);
   }
 
   // Waiting or running when the shadow started: their runtimes are history,
@@ -542,9 +554,8 @@ class ShadowTest : public CppUnit::TestFixture {
     const std::vector<TJob> jobs = history(3, 40);
     Shadow a(config());
     follow(a, jobs, jobs.front().submit - 1, jobs.front().submit + 2000, 60, 300);
-    char path[] = "/tmp/easypp-shadow-damage.XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
+    const ScratchFile scratch("easypp-shadow-damage");
+    const char* path = scratch.path.c_str();
     std::string err;
     CPPUNIT_ASSERT(save_shadow_state(path, a.save(), &err));
     std::string text;

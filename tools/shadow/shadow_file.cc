@@ -435,7 +435,7 @@ bool save_shadow_state(const std::string& path, const ShadowState& s, std::strin
     std::string data(text);
     std::free(text);
     data += '\n';
-    return plugin::write_file_atomic(path, data, 0600, error);
+    return plugin::write_file_safely(path, data, 0600, {}, error);
   } catch (const std::exception& e) {
     *error = path + ": cannot write: " + e.what();
   }
