@@ -15,6 +15,7 @@
 #include "plugin_state.h"
 
 #include "safe_file.h"
+#include "utf8.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -74,38 +75,6 @@ struct JsonDeleter {
 using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
 
 // --- writing ------------------------------------------------------------------
-
-// Valid UTF-8 passes through; each byte of an invalid sequence becomes
-// U+FFFD (user names come from the system and are not guaranteed UTF-8).
-std::string valid_utf8(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = p[i];
-    std::size_t len = 0;
-    std::uint32_t cp = 0, min = 0;
-    if (c < 0x80) len = 1, cp = c;
-    else if ((c & 0xe0) == 0xc0) len = 2, cp = c & 0x1f, min = 0x80;
-    else if ((c & 0xf0) == 0xe0) len = 3, cp = c & 0x0f, min = 0x800;
-    else if ((c & 0xf8) == 0xf0) len = 4, cp = c & 0x07, min = 0x10000;
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      if ((p[i + k] & 0xc0) != 0x80) ok = false;
-      else cp = (cp << 6) | (p[i + k] & 0x3f);
-    }
-    ok = ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-    if (ok) {
-      o.append(s, i, len);
-      i += len;
-    } else {
-      o += "\xef\xbf\xbd";
-      ++i;
-    }
-  }
-  return o;
-}
 
 // Small builders; jansson's *_new functions take ownership of the values.
 json_t* jint(std::int64_t v) { return json_integer(json_int_t(v)); }

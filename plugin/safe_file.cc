@@ -93,11 +93,11 @@ bool write_all(int fd, const std::string& data) {
 
 // Create the temporary file in dfd: a fresh random name each try, never a
 // file or link that was there already.
-int create_temporary(int dfd, const std::string& base, std::string* tmp) {
+int create_temporary(int dfd, const std::string& base, mode_t mode, std::string* tmp) {
   for (int tries = 0; tries < 16; ++tries) {
     *tmp = "." + base + ".tmp." + random_suffix();
     const int fd = openat(dfd, tmp->c_str(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
@@ -107,7 +107,8 @@ bool write_in(int dfd, const std::string& path, const std::string& dir, const st
               unsigned mode, const FileOwner& owner, std::string* error) {
   const std::string base = base_of(path);
   std::string tmp;
-  int fd = create_temporary(dfd, base, &tmp);
+  const bool from_umask = mode == kModeFromUmask;
+  int fd = create_temporary(dfd, base, from_umask ? 0666 : 0600, &tmp);
   if (fd < 0) {
     *error = path + ": cannot create a temporary file in " + dir + ": " + errno_text(errno);
     return false;
@@ -122,7 +123,7 @@ bool write_in(int dfd, const std::string& path, const std::string& dir, const st
   // Owner first: fchown clears set-id bits, and the mode must be exact.
   if (owner.set && fchown(fd, owner.uid, owner.gid) != 0)
     return fail(("cannot give it to uid " + std::to_string(owner.uid)).c_str());
-  if (fchmod(fd, mode_t(mode & 0777)) != 0) return fail("cannot set its mode");
+  if (!from_umask && fchmod(fd, mode_t(mode & 0777)) != 0) return fail("cannot set its mode");
   if (!write_all(fd, data)) return fail("cannot write");
   if (fsync(fd) != 0) return fail("cannot fsync");
   const int c = close(fd);
@@ -158,7 +159,7 @@ bool private_directory(const std::string& dir, const FileOwner& owner, std::stri
 }
 
 bool write_file_safely(const std::string& path, const std::string& data, unsigned mode,
-                       const FileOwner& owner, std::string* error) {
+                       const FileOwner& owner, std::string* error, DirCheck check) {
   try {
     if (path.empty() || path.back() == '/') {
       *error = "'" + path + "': not a file name";
@@ -170,7 +171,8 @@ bool write_file_safely(const std::string& path, const std::string& data, unsigne
       *error = path + ": cannot open its directory " + dir + ": " + errno_text(errno);
       return false;
     }
-    const bool ok = check_directory(dfd, dir, owner, error) &&
+    const bool checked = check == DirCheck::kWhenRoot && geteuid() != 0;
+    const bool ok = (checked || check_directory(dfd, dir, owner, error)) &&
                     write_in(dfd, path, dir, data, mode, owner, error);
     close(dfd);
     return ok;

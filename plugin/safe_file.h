@@ -40,11 +40,22 @@ struct FileOwner {
   gid_t gid = 0;
 };
 
+/// Whether point 2 applies. kPrivate: always (the plugin's files and
+/// everything the Slurm-side tools write). kWhenRoot: only when running as
+/// root (easypp-sim's outputs, which a researcher may well write into a
+/// group's shared directory; points 1 and 3 to 5 still keep that safe).
+enum class DirCheck { kPrivate, kWhenRoot };
+
+/// write_file_safely()'s `mode` for "0666 less the umask", as a file any
+/// program creates (easypp-sim's outputs).
+constexpr unsigned kModeFromUmask = ~0u;
+
 /// Replace `path` with `data`, mode exactly `mode` (whatever the umask),
 /// owner `owner`, as described above. False with *error (naming the path,
 /// or the directory that was refused) on any failure.
 bool write_file_safely(const std::string& path, const std::string& data, unsigned mode,
-                       const FileOwner& owner, std::string* error);
+                       const FileOwner& owner, std::string* error,
+                       DirCheck check = DirCheck::kPrivate);
 
 /// The directory check of write_file_safely() on its own, for tools that
 /// want to refuse before hours of work: true if `dir` may hold files

@@ -378,7 +378,8 @@ struct Stats {
   std::uint64_t records = 0, bad = 0, pending = 0, running = 0, running_kept = 0,
                 requeued = 0, filtered = 0, ended_after = 0,
                 never_started = 0, unlimited = 0, start_before_submit = 0, array_tasks = 0,
-                het_components = 0, unresolved_ids = 0, no_user = 0, requeue_logged = 0;
+                het_components = 0, unresolved_ids = 0, no_user = 0, requeue_logged = 0,
+                not_utf8 = 0;
   std::map<std::string, std::uint64_t> unknown_state;
   std::map<std::string, std::uint64_t> bad_reasons;
   std::set<std::int64_t> bad_ids;
@@ -613,6 +614,7 @@ void fetch_document(const RestEndpoint& ep, const std::string& path, const Optio
       st.bad_reasons = local.bad_reasons;
       st.bad_ids = local.bad_ids;
       st.bytes += reader.stream().bytes();
+      st.not_utf8 += reader.stream().repaired();
       jobs->insert(jobs->end(), std::make_move_iterator(got.begin()),
                    std::make_move_iterator(got.end()));
       return;
@@ -700,6 +702,7 @@ void read_stream(FILE* f, const std::string& where, const Options& o,
   if (std::ferror(f)) throw InputError{where + ": read error: " + std::strerror(errno)};
   if (!reader.stream().finish()) throw InputError{where + ": " + reader.stream().error()};
   st.bytes += reader.stream().bytes();
+  st.not_utf8 += reader.stream().repaired();
   if (!reader.stream().has_jobs_member()) {
     const std::string errs = document_errors(reader.stream().others());
     throw InputError{where + ": no \"jobs\" array: not `sacct --json` output" +
@@ -1264,7 +1267,8 @@ int run(int argc, char** argv) {
            {st.start_before_submit, "starts before submit -> wait 0"},
            {st.requeue_logged, "requeued runs logged as PENDING -> status 0"},
            {st.unresolved_ids, "users/groups without a numeric id -> -1"},
-           {st.no_user, "jobs without a user name (no association) -> user -1"}});
+           {st.no_user, "jobs without a user name (no association) -> user -1"},
+           {st.not_utf8, "records with bytes that are not UTF-8 (job names...) -> U+FFFD"}});
       if (!unknown.empty())
         adjusted = (adjusted == "none" ? "" : adjusted + ", ") + "unknown states -> status -1: " +
                    unknown;

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "safe_file.h"
+
 #include <jansson.h>
 #include <sys/resource.h>
 
@@ -699,12 +701,12 @@ json_t* series_json(const RunSeries& s) {
   return o;
 }
 
+// The schedule is built whole, then written by safe_file.h's protocol: a
+// full disk or a crash leaves the old file, never a truncated one; mode
+// 0666 less the umask, as any file the user creates.
 void write_swf(const std::string& path, const Workload& w, const RunResult& r) {
-  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "w");
-  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  std::string head = swf::format_header(w.header);
-  head += "; Note: simulated by easypp-sim, scheduler " + r.config.name + " (" + r.config.describe() + ")\n";
-  std::fputs(head.c_str(), f);
+  std::string text = swf::format_header(w.header);
+  text += "; Note: simulated by easypp-sim, scheduler " + r.config.name + " (" + r.config.describe() + ")\n";
   // In job-number order, as the input.
   std::vector<std::size_t> order(w.jobs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -722,12 +724,20 @@ void write_swf(const std::string& path, const Workload& w, const RunResult& r) {
     rec.alloc_procs = j.size;
     rec.req_time = j.estimate;
     rec.user = j.user;
-    const std::string line = swf::format_record(rec) + "\n";
-    std::fputs(line.c_str(), f);
+    text += swf::format_record(rec);
+    text += '\n';
   }
-  const bool err = std::ferror(f);
-  const bool close_err = (f != stdout) ? std::fclose(f) != 0 : std::fflush(f) != 0;
-  if (err || close_err) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (path == "-") {
+    const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() &&
+                    std::fflush(stdout) == 0;
+    if (!ok) throw std::runtime_error("cannot write the schedule to standard output: " +
+                                      std::string(std::strerror(errno)));
+    return;
+  }
+  std::string err;
+  if (!plugin::write_file_safely(path, text, plugin::kModeFromUmask, {}, &err,
+                                 plugin::DirCheck::kWhenRoot))
+    throw std::runtime_error(err);
 }
 
 }  // namespace easypp::report

@@ -233,6 +233,16 @@ for s in easy easy++; do
 done
 # The written schedule replays: its waits are the simulator's.
 "$SIM" -w "$T/out-easy.swf" -s easy --json >"$T/re.json" 2>/dev/null && pass "output-swf is valid SWF" || fail "output-swf is valid SWF"
+# A write that fails (here the file size limit, as a full disk) keeps the old
+# schedule whole and leaves no temporary file: exit 2, the file named.
+cp "$T/out-easy.swf" "$T/keep.swf"
+(trap "" XFSZ; ulimit -f 1; exec "$SIM" -w "$DATA/cli_small.swf" -s easy --output-swf "$T/out-easy.swf") \
+  >/dev/null 2>"$T/fsize.err"
+st=$?
+if [ "$st" = 2 ] && cmp -s "$T/keep.swf" "$T/out-easy.swf" && grep -q "out-easy.swf" "$T/fsize.err" &&
+   [ -z "$(ls -A "$T" | grep '\.tmp\.')" ]; then
+  pass "output-swf: a failed write keeps the old file"
+else fail "output-swf: a failed write keeps the old file (exit $st: $(head -c 300 "$T/fsize.err"))"; fi
 
 # --- starvation and per-user views ---------------------------------------------
 json_check "JSON starvation metrics" "$T/a.json" "all(0 <= r['p99_wait_minutes'] <= r['max_wait_minutes'] and r['wide_max_wait_minutes'] <= r['max_wait_minutes'] and r['wide_avg_wait_minutes'] <= r['wide_max_wait_minutes'] for r in d['runs'])"

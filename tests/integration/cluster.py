@@ -104,11 +104,12 @@ def log(msg):
 
 
 def run(cmd, timeout=30, check=True, env=None, input=None):
-    """Run cmd (list) under `timeout`; return CompletedProcess (text)."""
+    """Run cmd (list) under `timeout`; return CompletedProcess (text; bytes
+    that are not UTF-8, as in a job name a user typed, as surrogates)."""
     full = ["timeout", "-k", "3", str(int(timeout))] + list(cmd)
     try:
         p = subprocess.run(full, capture_output=True, text=True, env=env,
-                           input=input, timeout=timeout + 10)
+                           errors="surrogateescape", input=input, timeout=timeout + 10)
     except subprocess.TimeoutExpired:
         raise ClusterError("command hung: %s" % " ".join(cmd))
     if check and p.returncode != 0:

@@ -55,6 +55,7 @@ class ImportTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSplitsJobsWhateverTheChunks);
   CPPUNIT_TEST(testTruncatedAndMalformed);
   CPPUNIT_TEST(testNotAJobsDocument);
+  CPPUNIT_TEST(testBytesThatAreNotUtf8);
   CPPUNIT_TEST(testJob2205);
   CPPUNIT_TEST(testJob2411);
   CPPUNIT_TEST(testImpossibleRecordsRefused);
@@ -112,6 +113,36 @@ class ImportTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(c.stream.finish());
     CPPUNIT_ASSERT(!c.stream.has_jobs_member());
     CPPUNIT_ASSERT_EQUAL(std::size_t(0), c.jobs.size());
+  }
+
+  // A job name of any bytes (sbatch -J $'a\xff\xfeb'; Slurm 22.05 emits it
+  // raw) is replaced by U+FFFD, in that job only: the rest of the document
+  // and that job's other fields are read (jansson alone refuses it all).
+  void testBytesThatAreNotUtf8() {
+    const std::string doc =
+        "{\"meta\": {\"x\": \"m\xc0\"}, \"jobs\": [{\"job_id\": 1, \"name\": \"a\xff\xfe"
+        "b\"}, {\"job_id\": 2, \"name\": \"\xc3\xa9\\u00e9\"}, {\"job_id\": 3, \"name\": "
+        "\"\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82\"}]}";
+    json_error_t e;
+    CPPUNIT_ASSERT(json_loadb(doc.data(), doc.size(), 0, &e) == nullptr);  // jansson alone
+    for (std::size_t chunk : {std::size_t(1), std::size_t(3), doc.size()}) {
+      Collected c;
+      for (std::size_t i = 0; i < doc.size(); i += chunk)
+        CPPUNIT_ASSERT(c.stream.feed(doc.data() + i, std::min(chunk, doc.size() - i)));
+      CPPUNIT_ASSERT_MESSAGE(c.stream.error(), c.stream.finish());
+      CPPUNIT_ASSERT_EQUAL(std::size_t(3), c.jobs.size());
+      CPPUNIT_ASSERT_EQUAL(std::string("{\"job_id\":1,\"name\":\"a\xef\xbf\xbd\xef\xbf\xbd"
+                                       "b\"}"), c.jobs[0]);
+      // valid UTF-8 (and escapes) untouched
+      CPPUNIT_ASSERT_EQUAL(std::string("{\"job_id\":2,\"name\":\"\xc3\xa9\xc3\xa9\"}"),
+                           c.jobs[1]);
+      // a surrogate, a code point over U+10FFFF, a truncated sequence
+      CPPUNIT_ASSERT(c.jobs[2].find("\"job_id\":3") != std::string::npos);
+      CPPUNIT_ASSERT_EQUAL(std::size_t(3), c.stream.repaired());  // meta, jobs 1 and 3
+      const char* m = json_string_value(json_object_get(json_object_get(c.stream.others(),
+                                                                         "meta"), "x"));
+      CPPUNIT_ASSERT_EQUAL(std::string("m\xef\xbf\xbd"), std::string(m ? m : "(null)"));
+    }
   }
 
   void testJob2205() {

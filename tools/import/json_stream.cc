@@ -1,5 +1,7 @@
 #include "import/json_stream.h"
 
+#include "utf8.h"
+
 namespace easypp::import {
 
 namespace {
@@ -53,6 +55,7 @@ bool JobStream::track(char c) {
 }
 
 bool JobStream::finish_capture() {
+  if (plugin::repair_utf8(&buf_)) ++repaired_;
   json_error_t e;
   json_t* v = json_loadb(buf_.data(), buf_.size(), JSON_DECODE_ANY, &e);
   if (v == nullptr)
@@ -63,6 +66,7 @@ bool JobStream::finish_capture() {
 }
 
 bool JobStream::finish_job() {
+  if (plugin::repair_utf8(&buf_)) ++repaired_;
   json_error_t e;
   json_t* v = json_loadb(buf_.data(), buf_.size(), 0, &e);
   buf_.clear();

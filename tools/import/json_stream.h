@@ -9,7 +9,10 @@
 // the small top-level members (kept, for "errors" and "meta").
 //
 // It validates the structure it walks (one top-level object, member syntax,
-// the jobs array) and leaves each piece's own syntax to jansson. Malformed
+// the jobs array) and leaves each piece's own syntax to jansson. Bytes that
+// are not UTF-8 (a job name is any bytes a user typed; Slurm 22.05 emits
+// them raw) are replaced by U+FFFD before jansson sees a piece, which would
+// otherwise refuse it: one user's job name never blinds the reader. Malformed
 // input and a document that ends early (a truncated answer) are reported with
 // the byte offset and the number of jobs read so far; it never throws.
 #pragma once
@@ -42,6 +45,9 @@ class JobStream {
 
   const std::string& error() const { return error_; }
   std::size_t jobs() const { return jobs_; }
+  /// Jobs (and top-level members) in which bytes that are not UTF-8 were
+  /// replaced by U+FFFD.
+  std::size_t repaired() const { return repaired_; }
   bool has_jobs_member() const { return saw_jobs_; }
   std::uint64_t bytes() const { return offset_; }
   /// The top-level members other than "jobs" (an object, owned here).
@@ -72,6 +78,7 @@ class JobStream {
   bool esc_ = false;
   bool scalar_ = false;
   std::size_t jobs_ = 0;
+  std::size_t repaired_ = 0;
   bool saw_jobs_ = false;
   std::uint64_t offset_ = 0;
   json_t* others_;
