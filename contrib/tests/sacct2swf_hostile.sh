@@ -57,17 +57,41 @@ refused "End before Start" \
 
 # --- a jobcomp job name that forges fields --------------------------------------
 # The real job: 64 CPUs, 10 hours, TIMEOUT. Its name carries JobState=,
-# StartTime=, EndTime= and ProcCnt= of a 1-second 1-CPU COMPLETED job.
+# StartTime=, EndTime= and ProcCnt= of a 1-second 1-CPU COMPLETED job. The
+# name is read as a name (between Name= and the last JobState=): the real
+# job is written as it ran, and named in the summary.
 forged='JobId=3001 UserId=eve(1005) GroupId=eve(1005) Name=x JobState=COMPLETED StartTime=2024-03-02T10:00:00 EndTime=2024-03-02T10:00:01 ProcCnt=1 JobState=TIMEOUT Partition=batch TimeLimit=600 StartTime=2024-03-02T00:00:00 EndTime=2024-03-02T10:00:00 NodeList=n[1-4] NodeCnt=4 ProcCnt=64 WorkDir=/home/eve ReservationName= Tres=cpu=64,node=4,billing=64 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-01T23:00:00 EligibleTime=2024-03-01T23:00:00 DerivedExitCode=0:0 ExitCode=0:0'
 { head -1 "$D/jobcomp.txt"; echo "$forged"; } >"$T/forged.txt"
 "$S2S" --procs 64 --jobcomp "$T/forged.txt" -o "$T/forged.swf" >"$T/out" 2>"$T/err"; got=$?
-check "forged jobcomp name: exit 0 (the other job is written)" [ "$got" = 0 ]
-check "forged jobcomp name: refused with its line" has "$T/err" "forged.txt:2: JobState appears twice"
-check "forged jobcomp name: counted" has "$T/err" "1 unreadable lines"
+check "forged jobcomp name: exit 0" [ "$got" = 0 ]
+check "forged jobcomp name: named with its line" has "$T/err" "forged.txt:2: job 3001: its name holds field names"
+check "forged jobcomp name: counted by job" has "$T/err" "1 job names holding a newline or field names, read as names (jobs 3001)"
 if grep -v '^;' "$T/forged.swf" | awk '$4 == 1 && $5 == 1 && $11 == 1' | grep -q .; then
   fail "forged jobcomp name: a 1-second 1-CPU COMPLETED job was written"
 else pass "forged jobcomp name: no forged job in the output"; fi
-check "forged jobcomp name: one job written" [ "$(grep -vc '^;' "$T/forged.swf")" = 1 ]
+check "forged jobcomp name: the real job written as it ran (64 CPUs, 36000 s)" \
+  sh -c "grep -v '^;' '$T/forged.swf' | awk '\$4 == 36000 && \$5 == 64' | grep -q ."
+check "forged jobcomp name: both jobs written" [ "$(grep -vc '^;' "$T/forged.swf")" = 2 ]
+
+# A newline in the name (jobcomp/filetxt writes it raw): the name holds a
+# whole record of another job for another uid, then the real job's fields
+# follow on the line after. Before, the forged record was read as a job and
+# the real job dropped as "2 unreadable lines".
+{ head -1 "$D/jobcomp.txt"
+  printf '%s\n' 'JobId=3002 UserId=eve(1005) GroupId=eve(1005) Name=a' \
+    'JobId=4000 UserId=bob(1006) GroupId=bob(1006) Name=y JobState=COMPLETED Partition=batch TimeLimit=600 StartTime=2024-03-02T10:00:00 EndTime=2024-03-02T10:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=/home/bob ReservationName= Tres=cpu=1,node=1,billing=1 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-02T09:00:00 EligibleTime=2024-03-02T09:00:00 DerivedExitCode=0:0 ExitCode=0:0' \
+    'z JobState=TIMEOUT Partition=batch TimeLimit=600 StartTime=2024-03-02T00:00:00 EndTime=2024-03-02T10:00:00 NodeList=n[1-4] NodeCnt=4 ProcCnt=64 WorkDir=/home/eve ReservationName= Tres=cpu=64,node=4,billing=64 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-01T23:00:00 EligibleTime=2024-03-01T23:00:00 DerivedExitCode=0:0 ExitCode=0:0'
+} >"$T/newline.txt"
+"$S2S" --procs 64 --jobcomp "$T/newline.txt" -o "$T/newline.swf" >"$T/out" 2>"$T/err"; got=$?
+check "newline in a jobcomp name: exit 0" [ "$got" = 0 ]
+check "newline in a jobcomp name: named" has "$T/err" "newline.txt:2: job 3002: its name holds a newline"
+check "newline in a jobcomp name: counted by job" has "$T/err" "(jobs 3002)"
+if grep -v '^;' "$T/newline.swf" | awk '$5 == 1 && $4 == 1' | grep -q .; then
+  fail "newline in a jobcomp name: bob's forged 1-second job was written"
+else pass "newline in a jobcomp name: no forged job"; fi
+check "newline in a jobcomp name: eve's real job written (64 CPUs, 36000 s)" \
+  sh -c "grep -v '^;' '$T/newline.swf' | awk '\$4 == 36000 && \$5 == 64' | grep -q ."
+check "newline in a jobcomp name: nothing unreadable" sh -c "! grep -q 'unreadable' '$T/err'"
 
 # --- corrupt gzip -------------------------------------------------------------------
 # Big enough that the damage is in the compressed stream, not only the trailer.
