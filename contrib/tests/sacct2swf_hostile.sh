@@ -65,7 +65,7 @@ forged='JobId=3001 UserId=eve(1005) GroupId=eve(1005) Name=x JobState=COMPLETED 
 "$S2S" --procs 64 --jobcomp "$T/forged.txt" -o "$T/forged.swf" >"$T/out" 2>"$T/err"; got=$?
 check "forged jobcomp name: exit 0" [ "$got" = 0 ]
 check "forged jobcomp name: named with its line" has "$T/err" "forged.txt:2: job 3001: its name holds field names"
-check "forged jobcomp name: counted by job" has "$T/err" "1 job names holding a newline or field names, read as names (jobs 3001)"
+check "forged jobcomp name: counted by job" has "$T/err" "(read as names) (jobs 3001)"
 if grep -v '^;' "$T/forged.swf" | awk '$4 == 1 && $5 == 1 && $11 == 1' | grep -q .; then
   fail "forged jobcomp name: a 1-second 1-CPU COMPLETED job was written"
 else pass "forged jobcomp name: no forged job in the output"; fi
@@ -76,22 +76,33 @@ check "forged jobcomp name: both jobs written" [ "$(grep -vc '^;' "$T/forged.swf
 # A newline in the name (jobcomp/filetxt writes it raw): the name holds a
 # whole record of another job for another uid, then the real job's fields
 # follow on the line after. Before, the forged record was read as a job and
-# the real job dropped as "2 unreadable lines".
+# the real job dropped as "2 unreadable lines". Now the lines are one record
+# whose name holds a newline: refused, and named.
 { head -1 "$D/jobcomp.txt"
   printf '%s\n' 'JobId=3002 UserId=eve(1005) GroupId=eve(1005) Name=a' \
     'JobId=4000 UserId=bob(1006) GroupId=bob(1006) Name=y JobState=COMPLETED Partition=batch TimeLimit=600 StartTime=2024-03-02T10:00:00 EndTime=2024-03-02T10:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=/home/bob ReservationName= Tres=cpu=1,node=1,billing=1 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-02T09:00:00 EligibleTime=2024-03-02T09:00:00 DerivedExitCode=0:0 ExitCode=0:0' \
     'z JobState=TIMEOUT Partition=batch TimeLimit=600 StartTime=2024-03-02T00:00:00 EndTime=2024-03-02T10:00:00 NodeList=n[1-4] NodeCnt=4 ProcCnt=64 WorkDir=/home/eve ReservationName= Tres=cpu=64,node=4,billing=64 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-01T23:00:00 EligibleTime=2024-03-01T23:00:00 DerivedExitCode=0:0 ExitCode=0:0'
 } >"$T/newline.txt"
-"$S2S" --procs 64 --jobcomp "$T/newline.txt" -o "$T/newline.swf" >"$T/out" 2>"$T/err"; got=$?
-check "newline in a jobcomp name: exit 0" [ "$got" = 0 ]
-check "newline in a jobcomp name: named" has "$T/err" "newline.txt:2: job 3002: its name holds a newline"
-check "newline in a jobcomp name: counted by job" has "$T/err" "(jobs 3002)"
-if grep -v '^;' "$T/newline.swf" | awk '$5 == 1 && $4 == 1' | grep -q .; then
-  fail "newline in a jobcomp name: bob's forged 1-second job was written"
-else pass "newline in a jobcomp name: no forged job"; fi
-check "newline in a jobcomp name: eve's real job written (64 CPUs, 36000 s)" \
-  sh -c "grep -v '^;' '$T/newline.swf' | awk '\$4 == 36000 && \$5 == 64' | grep -q ."
-check "newline in a jobcomp name: nothing unreadable" sh -c "! grep -q 'unreadable' '$T/err'"
+# The same, with a JobState= in the name before the newline, which closes
+# the first line: bob's line then starts a record of its own, and carries
+# eve's real fields after its own name.
+{ head -1 "$D/jobcomp.txt"
+  printf '%s\n' 'JobId=3003 UserId=eve(1005) GroupId=eve(1005) Name=a JobState=COMPLETED' \
+    'JobId=4001 UserId=bob(1006) GroupId=bob(1006) Name=y' \
+    'z JobState=TIMEOUT Partition=batch TimeLimit=600 StartTime=2024-03-02T00:00:00 EndTime=2024-03-02T10:00:00 NodeList=n[1-4] NodeCnt=4 ProcCnt=64 WorkDir=/home/eve ReservationName= Tres=cpu=64,node=4,billing=64 Account=acct QOS=normal WcKey= Cluster=tiny SubmitTime=2024-03-01T23:00:00 EligibleTime=2024-03-01T23:00:00 DerivedExitCode=0:0 ExitCode=0:0'
+} >"$T/closed.txt"
+for f in newline:3002 closed:4001; do
+  id=${f#*:} f=${f%:*}
+  "$S2S" --procs 64 --jobcomp "$T/$f.txt" -o "$T/$f.swf" >"$T/out" 2>"$T/err"; got=$?
+  check "$f: exit 0 (the other job is written)" [ "$got" = 0 ]
+  check "$f: the record with a newline in its name refused, named" has "$T/err" "its name holds a newline"
+  check "$f: counted by job" has "$T/err" "(jobs $id)"
+  check "$f: only the first job written" [ "$(grep -vc '^;' "$T/$f.swf")" = 1 ]
+  if grep -v '^;' "$T/$f.swf" | awk '$12 == 1006 || $5 == 1 || $5 == 64' | grep -q .; then
+    fail "$f: a job of bob's, or of the forged or real sizes, was written"
+  else pass "$f: no forged job"; fi
+done
+check "closed: eve's incomplete first line is unreadable" has "$T/err" "1 unreadable lines"
 
 # --- corrupt gzip -------------------------------------------------------------------
 # Big enough that the damage is in the compressed stream, not only the trailer.
