@@ -56,6 +56,7 @@ class ImportTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testTruncatedAndMalformed);
   CPPUNIT_TEST(testNotAJobsDocument);
   CPPUNIT_TEST(testBytesThatAreNotUtf8);
+  CPPUNIT_TEST(testKeptMembersAreBoundedTogether);
   CPPUNIT_TEST(testJob2205);
   CPPUNIT_TEST(testJob2411);
   CPPUNIT_TEST(testImpossibleRecordsRefused);
@@ -143,6 +144,25 @@ class ImportTest : public CppUnit::TestFixture {
                                                                          "meta"), "x"));
       CPPUNIT_ASSERT_EQUAL(std::string("m\xef\xbf\xbd"), std::string(m ? m : "(null)"));
     }
+  }
+
+  // The members other than "jobs" are kept (errors, meta): 16 members of
+  // 60 MiB each held 1.15 GB. They are bounded together, each under 64 MiB.
+  void testKeptMembersAreBoundedTogether() {
+    Collected c;
+    const std::string member(20u << 20, 'x');  // 20 MiB strings: each one fits
+    const char* open = "{";
+    CPPUNIT_ASSERT(c.stream.feed(open, 1));
+    bool ok = true;
+    int fed = 0;
+    for (int i = 0; i < 5 && ok; ++i, ++fed) {
+      const std::string m = (i ? ",\"m" : "\"m") + std::to_string(i) + "\": \"" + member + "\"";
+      ok = c.stream.feed(m.data(), m.size());
+    }
+    CPPUNIT_ASSERT(!ok);
+    CPPUNIT_ASSERT_EQUAL(4, fed);  // the fourth member passes 64 MiB together
+    CPPUNIT_ASSERT_MESSAGE(c.stream.error(),
+                           c.stream.error().find("together (at \"m3\")") != std::string::npos);
   }
 
   void testJob2205() {

@@ -55,6 +55,7 @@ bool JobStream::track(char c) {
 }
 
 bool JobStream::finish_capture() {
+  others_bytes_ += buf_.size();
   if (plugin::repair_utf8(&buf_)) ++repaired_;
   json_error_t e;
   json_t* v = json_loadb(buf_.data(), buf_.size(), JSON_DECODE_ANY, &e);
@@ -148,6 +149,9 @@ bool JobStream::step(char c) {
       buf_ += c;
       if (buf_.size() > kMaxMemberBytes)
         return fail("the top-level member \"" + key_ + "\" is larger than 64 MiB");
+      if (buf_.size() + others_bytes_ > kMaxMemberBytes)
+        return fail("the top-level members other than \"jobs\" are larger than 64 MiB "
+                    "together (at \"" + key_ + "\")");
       if (scalar_) {
         if (in_str_) {
           if (esc_) esc_ = false;

@@ -53,7 +53,8 @@ class JobStream {
   /// The top-level members other than "jobs" (an object, owned here).
   json_t* others() const { return others_; }
 
-  /// A single top-level member (other than jobs) larger than this is refused.
+  /// A single top-level member (other than jobs), or all of them together
+  /// (they are kept), larger than this is refused.
   static constexpr std::size_t kMaxMemberBytes = std::size_t(64) << 20;
   /// A single job larger than this is refused.
   static constexpr std::size_t kMaxJobBytes = std::size_t(64) << 20;
@@ -79,6 +80,7 @@ class JobStream {
   bool scalar_ = false;
   std::size_t jobs_ = 0;
   std::size_t repaired_ = 0;
+  std::size_t others_bytes_ = 0;  // the kept members' text, for the bound
   bool saw_jobs_ = false;
   std::uint64_t offset_ = 0;
   json_t* others_;
