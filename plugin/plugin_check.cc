@@ -1,11 +1,13 @@
 #include "plugin_check.h"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <vector>
 
@@ -61,19 +63,48 @@ std::uint64_t dynsym_offset(const ElfFile& f, const Elf64_Ehdr& eh, const char* 
   return 0;
 }
 
-}  // namespace
+constexpr off_t kMaxPluginBytes = off_t(256) << 20;
 
-bool read_plugin_version(const std::string& so, std::uint32_t* version, std::string* error) {
-  std::ifstream in(so, std::ios::binary);
-  if (!in) {
+// The file whole, if it is a regular file of at most kMaxPluginBytes:
+// opened without blocking (a FIFO in its place would hang the command) and
+// checked before anything is read (/dev/zero would never end).
+bool read_plugin_file(const std::string& so, std::string* bytes, std::string* error) {
+  const int fd = open(so.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     *error = so + ": cannot open (" + std::strerror(errno) + ")";
     return false;
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    *error = so + ": cannot read";
-    return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0;
+  if (!ok) {
+    *error = so + ": cannot stat (" + std::strerror(errno) + ")";
+  } else if (!S_ISREG(st.st_mode)) {
+    *error = so + ": not a regular file";
+    ok = false;
+  } else if (st.st_size > kMaxPluginBytes) {
+    *error = so + ": larger than 256 MiB: not a plugin";
+    ok = false;
   }
+  if (ok) {
+    bytes->resize(std::size_t(st.st_size));
+    std::size_t got = 0;
+    while (got < bytes->size()) {
+      const ssize_t n = read(fd, &(*bytes)[got], bytes->size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += std::size_t(n);
+    }
+    bytes->resize(got);
+  }
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+bool read_plugin_version(const std::string& so, std::uint32_t* version, std::string* error) {
+  std::string bytes;
+  if (!read_plugin_file(so, &bytes, error)) return false;
   const ElfFile f(std::move(bytes));
   Elf64_Ehdr eh;
   if (!f.at(0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||

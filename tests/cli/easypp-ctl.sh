@@ -215,6 +215,12 @@ for cmd in status jobs users; do
 done
 one_line_error "state: FIFO exits 1 at once" 1 timeout 20 "$CTL" --dir "$T/fifo" state
 has "state: FIFO is not a regular file" "$T/err" "$T/fifo/easypp_state.json: not a regular file$"
+# check --plugin: a FIFO is refused at once, a device (/dev/zero, endless)
+# is never read
+one_line_error "check --plugin FIFO exits 1 at once" 1 timeout 20 "$CTL" check --plugin "$T/fifo/easypp_state.json"
+has "check --plugin FIFO is not a regular file" "$T/err" "easypp_state.json: not a regular file$"
+one_line_error "check --plugin /dev/zero exits 1 at once" 1 timeout 20 "$CTL" check --plugin /dev/zero
+has "check --plugin /dev/zero is not a regular file" "$T/err" "/dev/zero: not a regular file$"
 
 # --- JSON ------------------------------------------------------------------------
 expect "status --json" 0 "$CTL" --dir "$OK" --json
