@@ -20,6 +20,13 @@ reserves for a job refused for a limit). Before the fix sched/easypp made X
 its head: select_nodes() refused it with ESLURM_ACCOUNTING_POLICY, X "fit
 now", and the 2 idle nodes were reserved for X "now" in every cycle, so Y
 waited (issue 36).
+
+Then, on the same clusters (all nodes idle again), a QOS with NoReserve
+(u2's second QOS `scavenger`): A2 (u3) runs on 4 nodes; N (u2,
+--qos=scavenger): all 6 nodes, the highest priority pending job; B (u4): one
+node, limit 30 min, ending long after A2's limit. N gets no reservation
+under both schedulers, so B starts at once on an idle node (a reservation
+for N at A2's end would keep B waiting: B would delay it).
 """
 
 import os
@@ -53,6 +60,8 @@ class CappedCluster(cluster.Cluster):
                         "MaxTRESPerUser=cpu=%d" % CAP)
             self.client("sacctmgr", "-i", "modify", "user", U1, "set", "qos=normal,capped",
                         "defaultqos=capped")
+            self.client("sacctmgr", "-i", "add", "qos", "scavenger", "Flags=NoReserve")
+            self.client("sacctmgr", "-i", "modify", "user", U2, "set", "qos=normal,scavenger")
             out = self.client("sacctmgr", "-nP", "show", "assoc", "user=%s" % U1,
                               "format=defaultqos").stdout
             if "capped" not in out:
@@ -107,6 +116,25 @@ def scenario(c):
     return res
 
 
+def scenario_no_reserve(c):
+    """The NoReserve scenario (see the module's docstring)."""
+    c.wait_idle(timeout=90)
+    a2 = c.submit(wrap="sleep 300", time_min=10, nodes=4, user=U3, name="A2")
+    c.wait_state(a2, "RUNNING", 30)
+    n = c.submit(wrap="sleep 1", time_min=1, nodes=c.nodes, user=U2, name="N",
+                 extra=["--qos=scavenger"])
+    b_submit = time.time()
+    b = c.submit(wrap="sleep 5", time_min=30, nodes=1, user=U4, name="B")
+    try:
+        c.wait_state(b, ("RUNNING", "COMPLETED"), START_WITHIN)
+    except cluster.ClusterError:
+        pass  # asserted by the test
+    res = {"ids": {"N": n, "B": b}, "B": c.job(b), "N": c.job(n), "b_submit": b_submit,
+           "queue": c.squeue("%i %j %u %T %D %r %S %N")}
+    c.cancel(n, b, a2)
+    return res
+
+
 class LimitsTest(unittest.TestCase):
     """Both clusters run at the same time, each in its own thread; they start
     one after the other (two mariadb-install-db at once failed here)."""
@@ -137,6 +165,7 @@ class LimitsTest(unittest.TestCase):
             with cls.start_lock:
                 c.start()
             res = scenario(c)
+            res["no_reserve"] = scenario_no_reserve(c)
             cls.results[scheduler] = (res, c.ctld_log_text())
         except Exception as e:  # reported by the test that needs it
             cls.results[scheduler] = e
@@ -152,8 +181,9 @@ class LimitsTest(unittest.TestCase):
     def check(self, scheduler):
         res, log = self.result(scheduler)
         y, x = res["Y"], res["X"]
-        sys.stderr.write("\n  %s: Y %s start +%s s; X %s %s\n%s" % (
-            scheduler, y["JobState"], y["start"] and round(y["start"] - res["y_submit"], 1),
+        sys.stderr.write("\n  %s: Y %s%s; X %s %s\n%s" % (
+            scheduler, y["JobState"],
+            "" if y["JobState"] == "PENDING" else " start +%d s" % (y["start"] - res["y_submit"]),
             x["JobState"], x.get("Reason"), res["queue"]))
         # What the plugin did with X (its first lines): reserved for, or skipped.
         about_x = re.findall(r".*sched/easypp: (?:reservation: JobId=%d |JobId=%d skipped).*"
@@ -170,8 +200,29 @@ class LimitsTest(unittest.TestCase):
                          "(seconds after Y's submission, idle nodes, jobs)")
         return res, log
 
+    def check_no_reserve(self, scheduler):
+        res, log = self.result(scheduler)
+        nr = res["no_reserve"]
+        b, n = nr["B"], nr["N"]
+        sys.stderr.write("\n  %s (NoReserve): B %s, N %s %s\n%s" % (
+            scheduler, b["JobState"], n["JobState"], n.get("Reason"), nr["queue"]))
+        self.assertEqual(n["JobState"], "PENDING")
+        self.assertIn(b["JobState"], ("RUNNING", "COMPLETED"),
+                      "B (fits an idle node) waited behind a NoReserve job: %s" % nr["queue"])
+        self.assertLessEqual(b["start"] - int(nr["b_submit"]), START_WITHIN)
+        return nr, log
+
     def test_backfill(self):
         self.check("sched/backfill")
+
+    def test_backfill_no_reserve(self):
+        self.check_no_reserve("sched/backfill")
+
+    def test_easypp_no_reserve(self):
+        nr, log = self.check_no_reserve("sched/easypp")
+        n = nr["ids"]["N"]
+        self.assertRegex(log, r"sched/easypp: JobId=%d gets no reservation \(QOS NoReserve\)" % n)
+        self.assertNotRegex(log, r"sched/easypp: reservation: JobId=%d " % n)
 
     def test_easypp(self):
         res, log = self.check("sched/easypp")
