@@ -27,6 +27,14 @@ Then, on the same clusters (all nodes idle again), a QOS with NoReserve
 node, limit 30 min, ending long after A2's limit. N gets no reservation
 under both schedulers, so B starts at once on an idle node (a reservation
 for N at A2's end would keep B waiting: B would delay it).
+
+Last, a limit that only node selection reveals, on two more clusters (3
+two-CPU nodes, u1's QOS `capped` at cpu=3): u1 runs a 2-CPU job; X2 (u1,
+--exclusive, 1 task) requests 1 CPU, which the cap allows, but gets the
+whole node (2 CPUs) from node selection, which it does not: select_nodes()
+refuses it with ESLURM_ACCOUNTING_POLICY. Z2 (u2, all 3 nodes, exclusive)
+stops the main scheduler; Y2 (u4, 2 nodes, 1 min) fits the 2 idle nodes
+and must start at once (a reservation for X2 "now" would hold one of them).
 """
 
 import os
@@ -49,6 +57,8 @@ LIMIT_REASON = r"QOSMax\w*PerUser\w*"  # 22.05: QOSMaxCpuPerUserLimit
 
 
 class CappedCluster(cluster.Cluster):
+    CAP = CAP  # u1's cpu cap
+
     """A cluster where u1's jobs run in the QOS `capped` (its default QOS),
     MaxTRESPerUser=cpu=CAP; the other users' in `normal`, without a cap.
     Set in slurmdbd before slurmctld first starts (slurmctld then loads it
@@ -57,7 +67,7 @@ class CappedCluster(cluster.Cluster):
     def _start_ctld(self, clear=False):
         if clear and self.acct is not None:
             self.client("sacctmgr", "-i", "add", "qos", "capped",
-                        "MaxTRESPerUser=cpu=%d" % CAP)
+                        "MaxTRESPerUser=cpu=%d" % self.CAP)
             self.client("sacctmgr", "-i", "modify", "user", U1, "set", "qos=normal,capped",
                         "defaultqos=capped")
             self.client("sacctmgr", "-i", "add", "qos", "scavenger", "Flags=NoReserve")
@@ -135,6 +145,31 @@ def scenario_no_reserve(c):
     return res
 
 
+class SelectCappedCluster(CappedCluster):
+    CAP = 3
+
+
+def scenario_select(c):
+    """The select_nodes() scenario (see the module's docstring)."""
+    r = c.submit(wrap="sleep 300", time_min=10, nodes=1, ntasks=2, user=U1, name="r")
+    c.wait_state(r, "RUNNING", 30)
+    x = c.submit(wrap="sleep 1", time_min=5, nodes=1, ntasks=1, user=U1, name="X2",
+                 extra=["--exclusive"])
+    z = c.submit(wrap="sleep 1", time_min=1, nodes=c.nodes, user=U2, name="Z2",
+                 extra=["--exclusive"])
+    y_submit = time.time()
+    y = c.submit(wrap="sleep 30", time_min=1, nodes=2, ntasks=2, user=U4, name="Y2")
+    try:
+        c.wait_state(y, ("RUNNING", "COMPLETED"), START_WITHIN)
+    except cluster.ClusterError:
+        pass  # asserted by the test
+    time.sleep(2)  # a cycle more: X2 must still hold no reservation
+    res = {"ids": {"X": x, "Y": y, "Z": z}, "X": c.job(x), "Y": c.job(y), "y_submit": y_submit,
+           "queue": c.squeue("%i %j %u %T %D %C %r %S %N")}
+    c.cancel(x, z, y, r)
+    return res
+
+
 class LimitsTest(unittest.TestCase):
     """Both clusters run at the same time, each in its own thread; they start
     one after the other (two mariadb-install-db at once failed here)."""
@@ -169,6 +204,17 @@ class LimitsTest(unittest.TestCase):
             cls.results[scheduler] = (res, c.ctld_log_text())
         except Exception as e:  # reported by the test that needs it
             cls.results[scheduler] = e
+        finally:
+            c.stop()
+        c = SelectCappedCluster(scheduler=scheduler, nodes=3, cpus=2, scheduler_parameters=params,
+                                accounting=True,
+                                extra_conf="AccountingStorageEnforce=associations,limits,qos")
+        try:
+            with cls.start_lock:
+                c.start()
+            cls.results[scheduler + " select"] = (scenario_select(c), c.ctld_log_text())
+        except Exception as e:
+            cls.results[scheduler + " select"] = e
         finally:
             c.stop()
 
@@ -212,8 +258,29 @@ class LimitsTest(unittest.TestCase):
         self.assertLessEqual(b["start"] - int(nr["b_submit"]), START_WITHIN)
         return nr, log
 
+    def check_select(self, scheduler):
+        res, log = self.result(scheduler + " select")
+        y, x = res["Y"], res["X"]
+        sys.stderr.write("\n  %s (select_nodes): Y2 %s, X2 %s %s\n%s" % (
+            scheduler, y["JobState"], x["JobState"], x.get("Reason"), res["queue"]))
+        self.assertEqual(x["JobState"], "PENDING", "X2 started above its user's cap")
+        self.assertIn(y["JobState"], ("RUNNING", "COMPLETED"),
+                      "Y2 (fits an idle node, not limit-blocked) did not start: %s" % res["queue"])
+        self.assertLessEqual(y["start"] - int(res["y_submit"]), START_WITHIN)
+        return res, log
+
     def test_backfill(self):
         self.check("sched/backfill")
+
+    def test_backfill_select_nodes_refusal(self):
+        self.check_select("sched/backfill")
+
+    def test_easypp_select_nodes_refusal(self):
+        res, log = self.check_select("sched/easypp")
+        x = res["ids"]["X"]
+        self.assertRegex(log, r"sched/easypp: JobId=%d skipped: held back by an accounting "
+                              r"limit \(select_nodes\(\): " % x)
+        self.assertNotRegex(log, r"sched/easypp: reservation: JobId=%d " % x)
 
     def test_backfill_no_reserve(self):
         self.check_no_reserve("sched/backfill")
