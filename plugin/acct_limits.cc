@@ -54,7 +54,7 @@ LimitVerdict limit_verdict(job_record_t* job, part_record_t* part, std::uint32_t
     if (skips->skip(job->job_id, why)) log_skip(job, why);
     return LimitVerdict::kSkip;
   }
-  if (skips->refused_last_cycle(job->job_id)) return LimitVerdict::kNowOnly;
+  if (skips->start_now_only(job->job_id)) return LimitVerdict::kNowOnly;
   std::uint32_t flags = 0, thresh = 0;
   qos_of(job, &flags, &thresh);
   const bool no_reserve = (flags & QOS_FLAG_NO_RESERVE) != 0;

@@ -9,7 +9,8 @@
 //     (job->tres_req_cnt: MaxTRESPerUser, GrpTRES, MaxTRESPerJob... are
 //     judged there): skipped, never queued; QOS NoReserve, or a priority
 //     below the QOS's MinPrioThreshold: queued without a reservation;
-//     refused by select_nodes() in the last cycle: start now only;
+//     refused by select_nodes() in the last LimitSkips::kCarrySeconds:
+//     start now only;
 //   - note_start_refusal(), after select_nodes(): ESLURM_ACCOUNTING_POLICY
 //     (a limit on what the selected nodes bring) skips the job for the rest
 //     of the cycle (SlurmCluster::prepare() then refuses it: no reservation,
@@ -33,7 +34,7 @@ enum class LimitVerdict {
   kCandidate,  ///< an EASY++ candidate like any other
   kSkip,       ///< held back by a limit now: not queued in this cycle
   kNoReserve,  ///< may start now (backfill), never reserved for
-  kNowOnly,    ///< refused by select_nodes() last cycle: start now only, never the head
+  kNowOnly,    ///< refused by select_nodes() lately: start now only, never the head
 };
 
 /// What job (queued in `part` at `priority`) is in this cycle's passes.

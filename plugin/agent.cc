@@ -333,7 +333,7 @@ struct PartQueue {
   SlurmPartition part;
   std::vector<std::uint32_t> order;      // Slurm's order, EASY++ candidates
   std::vector<std::uint32_t> resv_jobs;  // in advanced reservations: start now only
-  std::vector<std::uint32_t> now_only;   // refused for a limit last cycle: start now only
+  std::vector<std::uint32_t> now_only;   // refused for a limit lately: start now only
   std::vector<std::uint32_t> no_reserve;  // QOS NoReserve, MinPrioThreshold: backfill only
   QueueMap jobs;
 };
@@ -461,8 +461,8 @@ Queues build_queues(State& s, time_t now) {
 // --- 4. the passes -----------------------------------------------------------------
 
 // Jobs started when they fit, never the head, before the pass: those in
-// advanced reservations, and those select_nodes() refused for a limit in
-// the last cycle (acct_limits.h).
+// advanced reservations, and those select_nodes() refused for a limit
+// lately (acct_limits.h).
 void start_now_only(CycleEnv& env, SlurmAdapter& adapter, const std::vector<std::uint32_t>& ids) {
   for (std::uint32_t id : ids) {
     if (env.tested >= std::uint32_t(env.cfg.max_job_test)) break;
@@ -811,7 +811,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   env.locked_usec = steady_usec();
   env.plan.caps = FairCaps{cfg->max_job_user, cfg->max_job_part, cfg->max_job_assoc,
                            cfg->max_job_user_part};
-  s.limits.begin_cycle();
+  s.limits.begin_cycle(now);
   env.limits = &s.limits;
   SlurmCluster cluster(env);
   Queues q = build_queues(s, now);

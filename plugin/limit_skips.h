@@ -11,8 +11,12 @@
 //   - a job refused by select_nodes() during the pass (kSelectNodes: a
 //     limit on what the selected nodes bring, e.g. whole nodes' CPUs) is
 //     never tested again in that cycle (no reservation: it holds no node),
-//     and in the next cycle it is tried "start now only" before the pass
-//     (never the head) until select_nodes() no longer refuses it;
+//     and in the next cycles it is tried "start now only" before the pass
+//     (never the head) for kCarrySeconds after its last refusal: a cycle
+//     in which it does not fit now does not ask select_nodes() again, so
+//     the refusal is carried (each new refusal renews it; after that the
+//     job is an ordinary candidate again, so one whose limit has freed
+//     while the nodes were busy is not kept from a reservation for long);
 //   - a job whose QOS has NoReserve, or whose priority is below its QOS's
 //     MinPrioThreshold, gets no reservation (kNoReserve: tried as a backfill
 //     candidate only, never the head).
@@ -23,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 
 namespace easypp::plugin {
@@ -30,6 +35,8 @@ namespace easypp::plugin {
 class LimitSkips {
  public:
   enum class Why { kPreSelect, kPostSelect, kSelectNodes, kNoReserve };
+  /// How long a select_nodes() refusal keeps a job "start now only".
+  static constexpr std::int64_t kCarrySeconds = 300;
 
   static const char* name(Why w) {
     switch (w) {
@@ -41,16 +48,26 @@ class LimitSkips {
     return "?";
   }
 
-  /// A new cycle: this cycle's skips become the last cycle's.
-  void begin_cycle() {
+  /// A new cycle at time `now` (seconds): this cycle's skips become the
+  /// last cycle's; select_nodes() refusals older than kCarrySeconds expire.
+  void begin_cycle(std::int64_t now = 0) {
     last_.swap(now_);
     now_.clear();
+    time_ = now;
+    for (auto it = refused_.begin(); it != refused_.end();)
+      it = now - it->second >= kCarrySeconds ? refused_.erase(it) : std::next(it);
   }
 
   /// Record job `id` as skipped in this cycle. True when it should be
   /// logged: it was not skipped for the same reason in the last cycle (nor
   /// already in this one).
   bool skip(std::uint32_t id, Why why) {
+    if (why == Why::kSelectNodes) {  // logged when a refusal episode begins
+      const bool fresh = refused_.count(id) == 0;
+      refused_[id] = time_;
+      now_[id] = why;
+      return fresh;
+    }
     auto [it, inserted] = now_.emplace(id, why);
     if (!inserted) {
       if (it->second == why) return false;
@@ -67,12 +84,9 @@ class LimitSkips {
     return it != now_.end() && it->second != Why::kNoReserve;
   }
 
-  /// Refused by select_nodes() in the last cycle: this cycle tries it
-  /// "start now only" (never the head).
-  bool refused_last_cycle(std::uint32_t id) const {
-    auto it = last_.find(id);
-    return it != last_.end() && it->second == Why::kSelectNodes;
-  }
+  /// Refused by select_nodes() less than kCarrySeconds ago: this cycle
+  /// tries it "start now only" (never the head).
+  bool start_now_only(std::uint32_t id) const { return refused_.count(id) != 0; }
 
   /// Jobs skipped in this cycle (every reason, kNoReserve included).
   std::size_t count() const { return now_.size(); }
@@ -84,6 +98,8 @@ class LimitSkips {
 
  private:
   std::map<std::uint32_t, Why> now_, last_;
+  std::map<std::uint32_t, std::int64_t> refused_;  ///< last select_nodes() refusal
+  std::int64_t time_ = 0;                          ///< this cycle's time
 };
 
 }  // namespace easypp::plugin

@@ -1,5 +1,5 @@
 // The jobs an accounting limit holds back, cycle by cycle (plugin/limit_skips.h):
-// what is skipped in a cycle, what is tried "start now only" in the next,
+// what is skipped in a cycle, what is tried "start now only" in the next ones,
 // and when a skip is logged (once, when it begins).
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -17,7 +17,7 @@ class LimitSkipsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testLoggedAgainAfterAGap);
   CPPUNIT_TEST(testAnotherReasonIsLogged);
   CPPUNIT_TEST(testNoReserveIsNotSkipped);
-  CPPUNIT_TEST(testSelectNodesRefusalIsStartNowOnlyNextCycle);
+  CPPUNIT_TEST(testSelectNodesRefusalIsStartNowOnlyNextCycles);
   CPPUNIT_TEST(testCounts);
   CPPUNIT_TEST_SUITE_END();
 
@@ -67,29 +67,35 @@ class LimitSkipsTest : public CppUnit::TestFixture {
 
   void testNoReserveIsNotSkipped() {
     LimitSkips s;
-    s.begin_cycle();
+    s.begin_cycle(100);
     s.skip(9, Why::kNoReserve);
     CPPUNIT_ASSERT(!s.skipped(9));  // still tested as a backfill candidate
-    s.begin_cycle();
-    CPPUNIT_ASSERT(!s.refused_last_cycle(9));
+    s.begin_cycle(101);
+    CPPUNIT_ASSERT(!s.start_now_only(9));
   }
 
-  void testSelectNodesRefusalIsStartNowOnlyNextCycle() {
+  void testSelectNodesRefusalIsStartNowOnlyNextCycles() {
     LimitSkips s;
-    s.begin_cycle();
-    s.skip(5, Why::kSelectNodes);
+    s.begin_cycle(100);
+    CPPUNIT_ASSERT(s.skip(5, Why::kSelectNodes));
+    CPPUNIT_ASSERT(s.skipped(5));
     s.skip(6, Why::kPostSelect);
-    s.begin_cycle();
-    CPPUNIT_ASSERT(s.refused_last_cycle(5));
-    CPPUNIT_ASSERT(!s.refused_last_cycle(6));  // refused before the pass: asked again
-    CPPUNIT_ASSERT(!s.skipped(5));             // tried (start now only) in this cycle
-    // Refused again: not logged again, and start-now-only in the next cycle too.
+    s.begin_cycle(101);
+    CPPUNIT_ASSERT(s.start_now_only(5));
+    CPPUNIT_ASSERT(!s.start_now_only(6));  // refused before the pass: asked again
+    CPPUNIT_ASSERT(!s.skipped(5));         // tried (start now only) in this cycle
+    // It did not fit now (select_nodes() not asked): still start now only.
+    s.begin_cycle(102);
+    CPPUNIT_ASSERT(s.start_now_only(5));
+    // Refused again: not logged again (the same episode), and renewed.
     CPPUNIT_ASSERT(!s.skip(5, Why::kSelectNodes));
-    s.begin_cycle();
-    CPPUNIT_ASSERT(s.refused_last_cycle(5));
-    // Started (or not tried) in this cycle: an ordinary candidate again.
-    s.begin_cycle();
-    CPPUNIT_ASSERT(!s.refused_last_cycle(5));
+    s.begin_cycle(102 + LimitSkips::kCarrySeconds - 1);
+    CPPUNIT_ASSERT(s.start_now_only(5));
+    // Not refused again for kCarrySeconds: an ordinary candidate again.
+    s.begin_cycle(102 + LimitSkips::kCarrySeconds);
+    CPPUNIT_ASSERT(!s.start_now_only(5));
+    // A new refusal is a new episode: logged.
+    CPPUNIT_ASSERT(s.skip(5, Why::kSelectNodes));
   }
 
   void testCounts() {
