@@ -51,6 +51,7 @@
 #include "easypp/policy.h"
 #include "easypp/prediction_book.h"
 #include "easypp/queue.h"
+#include "acct_limits.h"
 #include "het_jobs.h"
 #include "job_scan.h"
 #include "plugin_config.h"
@@ -105,6 +106,7 @@ struct State {
   std::map<std::uint32_t, PlannedStart> planned;  // heads' planned starts, last cycle
   std::map<std::uint32_t, PlannedStart> projected;  // projected starts, last cycle
   std::set<std::uint32_t> het_seen;  // het jobs already announced in the log
+  LimitSkips limits;  // jobs held back by an accounting limit, this cycle and the last
   Time next_wake = 0;                // Unix time of the next cycle
   std::string next_trigger = "startup";
   std::uint32_t next_job = 0;  // the job whose predicted end is the next wake
@@ -334,6 +336,8 @@ struct PartQueue {
   SlurmPartition part;
   std::vector<std::uint32_t> order;      // Slurm's order, EASY++ candidates
   std::vector<std::uint32_t> resv_jobs;  // in advanced reservations: start now only
+  std::vector<std::uint32_t> now_only;   // refused for a limit lately: start now only
+  std::vector<std::uint32_t> no_reserve;  // QOS NoReserve, MinPrioThreshold: backfill only
   QueueMap jobs;
 };
 
@@ -369,9 +373,8 @@ bool schedulable(const job_queue_rec_t* rec, time_t now) {
   if (job->burst_buffer != nullptr) return false;  // stage-in: main scheduler
   if (job->preempt_in_progress) return false;
   if (!(part->state_up & PARTITION_SCHED) || part->node_bitmap == nullptr) return false;
-  // Blocked by QOS/association limits, or licenses unavailable now: not
-  // startable, so never the head (sched/backfill skips them too).
-  if (!acct_policy_job_runnable_pre_select(const_cast<job_record_t*>(job), false)) return false;
+  // Licenses unavailable now: not startable, so never the head
+  // (sched/backfill skips them too). Accounting limits: limit_verdict().
   return job->license_list == nullptr ||
          license_job_test(const_cast<job_record_t*>(job), now, true) == SLURM_SUCCESS;
 }
@@ -382,7 +385,7 @@ Time waiting_since(const job_record_t* job) {
   return job->details->begin_time ? job->details->begin_time : job->details->submit_time;
 }
 
-void queue_record(State& s, job_queue_rec_t* rec, time_t now, Queues* q,
+void queue_record(State& s, job_queue_rec_t* rec, LimitVerdict verdict, time_t now, Queues* q,
                   std::map<std::string, std::size_t>* index) {
   job_record_t* job = rec->job_ptr;
   part_record_t* part = rec->part_ptr;
@@ -414,6 +417,10 @@ void queue_record(State& s, job_queue_rec_t* rec, time_t now, Queues* q,
       QueuedJob{job->job_id, rec->priority, std::int64_t(job->details->min_cpus), since};
   if (job->resv_ptr != nullptr || job->resv_name != nullptr)
     pq.resv_jobs.push_back(job->job_id);
+  else if (verdict == LimitVerdict::kNowOnly)
+    pq.now_only.push_back(job->job_id);
+  else if (verdict == LimitVerdict::kNoReserve)
+    pq.no_reserve.push_back(job->job_id);
   else
     pq.order.push_back(job->job_id);
 }
@@ -444,7 +451,10 @@ Queues build_queues(State& s, time_t now) {
   while ((rec = static_cast<job_queue_rec_t*>(list_next(it)))) {
     if (rec->job_ptr != nullptr && rec->job_ptr->het_job_id != 0 && IS_JOB_PENDING(rec->job_ptr))
       q.het_jobs.insert(rec->job_ptr->het_job_id);
-    if (schedulable(rec, now)) queue_record(s, rec, now, &q, &index);
+    if (!schedulable(rec, now)) continue;
+    // Held back by an accounting limit: skipped, as sched/backfill skips it.
+    const LimitVerdict v = limit_verdict(rec->job_ptr, rec->part_ptr, rec->priority, &s.limits);
+    if (v != LimitVerdict::kSkip) queue_record(s, rec, v, now, &q, &index);
   }
   list_iterator_destroy(it);
   note_het_jobs(s, q);
@@ -453,16 +463,38 @@ Queues build_queues(State& s, time_t now) {
 
 // --- 4. the passes -----------------------------------------------------------------
 
-// One partition: its jobs in advanced reservations (started when they fit,
-// never the head), then the EASY++ pass. True if the pass got through.
-bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* st) {
-  SlurmAdapter adapter(cluster, env.plan, env.book, pq.part);
-  for (std::uint32_t id : pq.resv_jobs) {
+// Jobs started when they fit, never the head, before the pass: those in
+// advanced reservations, and those select_nodes() refused for a limit
+// lately (acct_limits.h).
+void start_now_only(CycleEnv& env, SlurmAdapter& adapter, const std::vector<std::uint32_t>& ids) {
+  for (std::uint32_t id : ids) {
     if (env.tested >= std::uint32_t(env.cfg.max_job_test)) break;
     ++env.depth;
     adapter.try_start_now(id);
   }
-  if (pq.order.empty()) return true;
+}
+
+// After the pass: jobs that get no reservation (QOS NoReserve, a priority
+// below MinPrioThreshold), tried as backfill candidates around this cycle's
+// reservations, in Slurm's order, as sched/backfill tries them.
+void backfill_no_reserve(CycleEnv& env, SlurmAdapter& adapter, const PartQueue& pq) {
+  for (std::uint32_t id : pq.no_reserve) {
+    if (env.interrupted || !adapter.can_start_more() || !adapter.may_continue()) break;
+    ++env.depth;
+    adapter.backfill(id, env.book.end_bound(id, env.now));
+  }
+}
+
+// One partition: its start-now-only jobs, then the EASY++ pass, then its
+// no-reservation jobs. True if the pass got through.
+bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* st) {
+  SlurmAdapter adapter(cluster, env.plan, env.book, pq.part);
+  start_now_only(env, adapter, pq.resv_jobs);
+  start_now_only(env, adapter, pq.now_only);
+  if (pq.order.empty()) {
+    backfill_no_reserve(env, adapter, pq);
+    return true;  // no reservation to show
+  }
   WaitQueue q(env.cfg.sched.policy.backfill);
   std::int64_t rank = 0;
   for (std::uint32_t id : pq.order) {
@@ -477,6 +509,7 @@ bool run_pass(CycleEnv& env, SlurmCluster& cluster, PartQueue& pq, CycleStats* s
     adapter.reservation()->room = r.head_room;
   st->reservations += r.reservations;
   env.depth += r.tested + r.started_in_order + r.reservations;
+  if (!r.interrupted) backfill_no_reserve(env, adapter, pq);
   return !r.interrupted && !env.interrupted;
 }
 
@@ -487,7 +520,8 @@ std::set<std::string> run_passes(CycleEnv& env, SlurmCluster& cluster, Queues& q
   env.swap.apply_later(env.now);  // written by the first probe that plans past now
   std::set<std::string> finished;
   for (PartQueue& pq : q.parts) {
-    st->pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size());
+    st->pending += std::uint32_t(pq.order.size() + pq.resv_jobs.size() + pq.now_only.size() +
+                                 pq.no_reserve.size());
     ++st->partitions;
     if (env.interrupted) continue;
     if (run_pass(env, cluster, pq, st)) finished.insert(pq.part.name);
@@ -780,6 +814,8 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   env.locked_usec = steady_usec();
   env.plan.caps = FairCaps{cfg->max_job_user, cfg->max_job_part, cfg->max_job_assoc,
                            cfg->max_job_user_part};
+  s.limits.begin_cycle(now);
+  env.limits = &s.limits;
   SlurmCluster cluster(env);
   Queues q = build_queues(s, now);
   const std::set<std::string> finished = run_passes(env, cluster, q, st);
@@ -795,6 +831,7 @@ Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st,
   st->het_started = env.het_started;
   st->het_undone = env.het_undone;
   st->capped = env.plan.tried.skipped;
+  st->limited = std::uint32_t(s.limits.count());
   st->projected = std::uint32_t(env.projected.size());
   st->projection_usec = env.projection_usec;
   publish_planned(s, env, finished);
@@ -827,12 +864,12 @@ void run_cycle(State& s, const std::string& trigger, std::int64_t late_usec) {
   log_flag(BACKFILL,
            "sched/easypp: cycle: trigger=%s partitions=%u pending=%u running=%u tested=%u "
            "started=%u(backfill %u) het=%u(undone %u) reservations=%u corrections=%u learned=%u "
-           "capped=%u projected=%u(%ldus) registering=%u yields=%u probes=%u locked=%ldus "
-           "late=%ldus time=%ldus status=%s%s",
+           "capped=%u limited=%u projected=%u(%ldus) registering=%u yields=%u probes=%u "
+           "locked=%ldus late=%ldus time=%ldus status=%s%s",
            st.trigger.c_str(), st.partitions, st.pending, st.running, st.tested,
            st.started_in_order + st.started_backfill, st.started_backfill, st.het_started,
-           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.projected,
-           long(st.projection_usec), st.registering, st.yields, st.probes, long(st.locked_usec),
+           st.het_undone, st.reservations, st.corrections, st.learned, st.capped, st.limited,
+           st.projected, long(st.projection_usec), st.registering, st.yields, st.probes, long(st.locked_usec),
            long(st.late_usec), long(st.seconds * 1e6),
            s.status_usec < 0 ? "deferred" : (std::to_string(s.status_usec) + "us").c_str(),
            st.interrupted ? " (interrupted)" : "");

@@ -142,6 +142,7 @@ struct CycleStats {
   std::uint32_t het_undone = 0;        ///< heterogeneous starts undone (a component failed)
   // The log's cycle line only (not in the status file):
   std::uint32_t capped = 0;            ///< backfill candidates skipped by a fairness cap
+  std::uint32_t limited = 0;           ///< skipped for a limit, or not reserved for (acct_limits.h)
   std::uint32_t projected = 0;         ///< projected starts published (easypp_publish_starts)
   std::int64_t projection_usec = 0;    ///< their cost
   std::uint32_t registering = 0;       ///< nodes not registered yet (a retry in 1 s)

@@ -11,7 +11,8 @@
 //    planning ledger and put back at once.
 //  - start: select_nodes() exactly as sched/backfill's _start_job() does it
 //    (the exclusions through a temporarily widened exc_node_bitmap); a
-//    failure means "did not fit".
+//    failure means "did not fit", except ESLURM_ACCOUNTING_POLICY: the job
+//    is then skipped for the rest of the cycle (acct_limits.h).
 #include "slurm_cluster.h"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <ctime>
 #include <utility>
 
+#include "acct_limits.h"
 #include "sched_easypp.h"
 
 namespace easypp::plugin {
@@ -268,6 +270,7 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   part_ = &p;
   job_record_t* job = pending_job(h);
   if (job == nullptr || p.part == nullptr) return false;
+  if (env_.limits != nullptr && env_.limits->skipped(h)) return false;  // no test, no nodes
   job->part_ptr = p.part;
   if (p.jobs != nullptr) {
     auto q = p.jobs->find(h);
@@ -478,7 +481,11 @@ Started SlurmCluster::start(JobHandle h, Candidate& c, const Bitmap& avail,
     return s;
   }
   const bool meta = job->array_recs != nullptr;
-  if (start_job(job, avail.get(), note.backfilled) != SLURM_SUCCESS) return s;
+  const int rc = start_job(job, avail.get(), note.backfilled);
+  if (rc != SLURM_SUCCESS) {
+    note_start_refusal(job, rc, env_.limits);  // a limit: skipped for the rest of the cycle
+    return s;
+  }
   if (note.backfilled) ++env_.started_backfill;
   else ++env_.started_in_order;
   info("sched/easypp: started %s in %s on %s (%s, prediction %ld s, limit %u min)",

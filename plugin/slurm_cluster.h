@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "easypp/prediction_book.h"
+#include "limit_skips.h"
 #include "node_planner.h"
 #include "planning_ledger.h"
 #include "plugin_config.h"
@@ -107,6 +108,8 @@ struct CycleEnv {
   std::int64_t locked_usec = 0;   ///< steady clock when the locks were (re)taken
 
   CyclePlan<Bitmap> plan;                     ///< reservations, idle CPUs
+  /// Jobs an accounting limit holds back (acct_limits.h); kept across cycles.
+  LimitSkips* limits = nullptr;
   std::map<std::uint32_t, PlannedStart> planned;  ///< heads' planned starts, this cycle
   /// Projected starts beyond the heads (easypp_publish_starts), this cycle.
   std::map<std::uint32_t, PlannedStart> projected;
