@@ -10,7 +10,7 @@ namespace easypp::plugin {
 namespace {
 
 void log_skip(const job_record_t* job, LimitSkips::Why why) {
-  const char* reason = job_reason_string(static_cast<job_state_reason>(job->state_reason));
+  const char* reason = easypp_job_reason_string(job->state_reason);
   log_flag(BACKFILL, "sched/easypp: %s skipped: held back by an accounting limit (%s: %s)",
            job_str(job).c_str(), LimitSkips::name(why), reason ? reason : "?");
 }

@@ -90,6 +90,11 @@ inline int easypp_cred_expiry_window() {
 /// Set a job's state (22.05 has no job_state_set()).
 inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
 
+/// The text of a job's state reason (job_reason_string() until 23.11).
+inline const char* easypp_job_reason_string(uint32_t reason) {
+  return job_reason_string(static_cast<job_state_reason>(reason));
+}
+
 /// sdiag's count of why backfill cycles ended: 22.05 has none.
 inline void easypp_count_bf_exit(easypp::plugin::BfExit) {}
 

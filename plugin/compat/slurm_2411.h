@@ -18,6 +18,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#include "src/common/job_state_reason.h"
 #include "src/interfaces/cred.h"
 #include "src/interfaces/mcs.h"
 #include "src/interfaces/select.h"
@@ -104,6 +105,11 @@ inline int easypp_cred_expiry_window() { return cred_expiration(); }
 /// state is written as in 22.05; with that cache enabled, squeue may show
 /// the old state of an undone het job component until its next change.
 inline void easypp_job_state_set(job_record_t* job, uint32_t state) { job->job_state = state; }
+
+/// The text of a job's state reason (job_state_reason_string() from 23.11).
+inline const char* easypp_job_reason_string(uint32_t reason) {
+  return job_state_reason_string(static_cast<job_state_reason>(reason));
+}
 
 /// sdiag's count of why backfill cycles ended (slurmctld_diag_stats.bf_exit).
 inline void easypp_count_bf_exit(easypp::plugin::BfExit why) {
