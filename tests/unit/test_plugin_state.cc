@@ -20,41 +20,16 @@
 
 #include "easypp/predictor.h"
 #include "plugin_state.h"
+#include "scratch_files.h"
 
 using namespace easypp;
 using namespace easypp::plugin;
+using easypp::test::slurp;
+using easypp::test::spit;
+using easypp::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A scratch directory, removed (whatever its modes) at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/easypp_state_test.XXXXXX";
-    const char* p = mkdtemp(tmpl);
-    CPPUNIT_ASSERT_MESSAGE("mkdtemp", p != nullptr);
-    path = p;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream o;
-  o << in.rdbuf();
-  return o.str();
-}
-
-void spit(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-}
 
 // Names of files in `dir` that look like a temporary file of ours.
 std::vector<std::string> temp_files(const std::string& dir) {

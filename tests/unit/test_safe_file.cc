@@ -17,38 +17,15 @@
 #include <vector>
 
 #include "safe_file.h"
+#include "scratch_files.h"
 
 using namespace easypp::plugin;
+using easypp::test::slurp;
+using easypp::test::spit;
+using easypp::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Dir {
-  std::string path;
-  Dir() {
-    char tmpl[] = "/tmp/easypp_safe_file.XXXXXX";
-    const char* p = mkdtemp(tmpl);
-    CPPUNIT_ASSERT_MESSAGE("mkdtemp", p != nullptr);
-    path = p;
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream o;
-  o << in.rdbuf();
-  return o.str();
-}
-
-void spit(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-}
 
 std::vector<std::string> names(const std::string& dir) {
   std::vector<std::string> out;
@@ -81,7 +58,7 @@ class SafeFileTest : public CppUnit::TestFixture {
 
  public:
   void testWritesExactModeAndNothingElse() {
-    Dir d;
+    TempDir d;
     const mode_t old = umask(0);
     std::string err;
     const bool a = write_file_safely(d.file("f"), "one\n", 0640, {}, &err);
@@ -97,7 +74,7 @@ class SafeFileTest : public CppUnit::TestFixture {
   }
 
   void testLinkInPlaceIsReplacedNotFollowed() {
-    Dir d;
+    TempDir d;
     spit(d.file("victim"), "precious\n");
     CPPUNIT_ASSERT_EQUAL(0, chmod(d.file("victim").c_str(), 0644));
     CPPUNIT_ASSERT_EQUAL(0, symlink(d.file("victim").c_str(), d.file("state").c_str()));
@@ -114,7 +91,7 @@ class SafeFileTest : public CppUnit::TestFixture {
 
   void testGroupOrWorldWritableDirectoryRefused() {
     for (const mode_t m : {mode_t(0770), mode_t(0777), mode_t(01777), mode_t(0730)}) {
-      Dir d;
+      TempDir d;
       spit(d.file("f"), "old\n");
       CPPUNIT_ASSERT_EQUAL(0, chmod(d.path.c_str(), m));
       std::string err;
@@ -132,7 +109,7 @@ class SafeFileTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(std::size_t(1), names(d.path).size());
     }
     // 0755 and 0700 are fine.
-    Dir d;
+    TempDir d;
     std::string err;
     CPPUNIT_ASSERT_EQUAL(0, chmod(d.path.c_str(), 0755));
     CPPUNIT_ASSERT_MESSAGE(err, write_file_safely(d.file("f"), "x", 0600, {}, &err));
@@ -143,7 +120,7 @@ class SafeFileTest : public CppUnit::TestFixture {
   // the file is for: refused. Needs root to make such a directory.
   void testThirdUsersDirectoryRefused() {
     if (geteuid() != 0) return;  // (CI runs the unit tests as root)
-    Dir d;
+    TempDir d;
     CPPUNIT_ASSERT_EQUAL(0, chown(d.path.c_str(), 4242, 4242));
     std::string err;
     CPPUNIT_ASSERT(!write_file_safely(d.file("f"), "x", 0600, {}, &err));
@@ -157,7 +134,7 @@ class SafeFileTest : public CppUnit::TestFixture {
 
   void testOwnerSetBeforeTheFileAppears() {
     if (geteuid() != 0) return;  // only root can give a file away
-    Dir d;
+    TempDir d;
     std::string err;
     CPPUNIT_ASSERT_MESSAGE(err,
                            write_file_safely(d.file("f"), "x", 0600, FileOwner{true, 4242, 4343}, &err));
@@ -179,7 +156,7 @@ class SafeFileTest : public CppUnit::TestFixture {
   }
 
   void testSetFileModeLeavesLinksAlone() {
-    Dir d;
+    TempDir d;
     spit(d.file("victim"), "v");
     CPPUNIT_ASSERT_EQUAL(0, chmod(d.file("victim").c_str(), 0600));
     CPPUNIT_ASSERT_EQUAL(0, symlink(d.file("victim").c_str(), d.file("l").c_str()));
@@ -192,7 +169,7 @@ class SafeFileTest : public CppUnit::TestFixture {
   }
 
   void testNotAFileName() {
-    Dir d;
+    TempDir d;
     std::string err;
     CPPUNIT_ASSERT(!write_file_safely("", "x", 0600, {}, &err));
     CPPUNIT_ASSERT(!write_file_safely(d.path + "/", "x", 0600, {}, &err));
