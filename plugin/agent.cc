@@ -125,9 +125,18 @@ State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
 
 // Reads slurm_conf: the caller holds the configuration lock (or runs inside
 // slurmctld's configuration read, as init() does).
+// sched/backfill's keys (backfill_keys()): the honoured ones are read by
+// parse_scheduler_parameters(); the others are named here, in one warning
+// line, and each harmful one (bf_licenses) in an error line of its own.
 PluginConfig load_config() {
   ParsedConfig parsed = parse_scheduler_parameters(slurm_conf.sched_params);
   for (const std::string& w : parsed.warnings) error("sched/easypp: %s", w.c_str());
+  const std::vector<const BackfillKey*> bf = backfill_keys_present(slurm_conf.sched_params);
+  const std::string ignored = ignored_backfill_keys_line(bf);
+  if (!ignored.empty()) error("sched/easypp: warning: %s", ignored.c_str());
+  for (const BackfillKey* k : bf)
+    if (k->use == BackfillKeyUse::kHarmful)
+      error("sched/easypp: %s", harmful_backfill_key_line(*k).c_str());
   return parsed.config;
 }
 

@@ -197,6 +197,19 @@ class LoadTest(SharedClusterTest):
                    timeout=5)
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=junk")
         c.wait_log(r"error: sched/easypp: invalid easypp_interval='junk'", timeout=15)
+        # sched/backfill's keys (plugin_config.h, backfill_keys()): an honoured
+        # one is read (bf_interval as easypp_interval), the ones not honoured
+        # are named in one warning line, bf_licenses in an error of its own.
+        c.set_scheduler_parameters("sched_interval=5,bf_interval=4,bf_window=2880,bf_continue,"
+                                   "bf_licenses")
+        c.wait_log(cluster.reconfigured_pattern(r"interval=4s "), timeout=15)
+        warned = c.wait_log(r"error: sched/easypp: warning: SchedulerParameters keys of "
+                            r"sched/backfill that sched/easypp does not honour: bf_window "
+                            r"\(no window: [^)]*\); bf_continue \([^)]*\)$", timeout=5)
+        harmful = c.wait_log(r"error: sched/easypp: SchedulerParameters=bf_licenses is harmful "
+                             r"under sched/easypp \(no license planning.*", timeout=5)
+        sys.stderr.write("\n  %s\n  %s\n" % (warned.group(0), harmful.group(0)))
+        c.set_scheduler_parameters("sched_interval=5")
         self.assertTrue(c.slurmctld_alive())
         self.assertEqual(c.show_config()["SchedulerType"], "sched/easypp")
 
