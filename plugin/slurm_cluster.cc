@@ -115,7 +115,7 @@ bool yield_locks(CycleEnv& env) {
   env.locked_usec = steady_usec();
   env.slept_usec += env.locked_usec - t0;
   ++env.yields;
-  if (easypp_agent_stopping()) return interrupt(env, "stopping");
+  if (easypp_agent_stopping() || easypp_slurmctld_stopping()) return interrupt(env, "stopping");
   if (easypp_core_reload_pending()) return interrupt(env, "reconfigure");
   if (job_u != last_job_update || node_u != last_node_update || part_u != last_part_update ||
       resv_u != last_resv_update || conf_u != slurm_conf.last_update)
@@ -138,14 +138,14 @@ bool cycle_may_continue(CycleEnv& env) {
 
 // --- sdiag ----------------------------------------------------------------------
 
-void diag_cycle_begin() { slurmctld_diag_stats.bf_active = 1; }
-void diag_cycle_idle() { slurmctld_diag_stats.bf_active = 0; }
+// bf_active as the release's sched/backfill sets it (outside the locks).
+void diag_cycle_begin() { easypp_bf_active(true); }
+void diag_cycle_idle() { easypp_bf_active(false); }
 
 void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
                     std::int64_t cycle_usec) {
   diag_stats_t& d = slurmctld_diag_stats;
   const auto usec = std::uint32_t(std::clamp<std::int64_t>(cycle_usec, 0, UINT32_MAX));
-  d.bf_active = 0;
   d.bf_cycle_counter++;
   d.bf_cycle_sum += usec;
   d.bf_cycle_last = usec;
@@ -455,7 +455,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail, bool backfilled)
     last_job_update = time(nullptr);
     easypp_power_job_start(job);
     if (job->batch_flag == 0)
-      srun_allocate(job);
+      easypp_srun_allocate(job);
     else if (!IS_JOB_CONFIGURING(job))
       launch_job(job);
   } else {
