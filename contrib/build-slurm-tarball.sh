@@ -25,9 +25,10 @@
 #
 # Configured as bench/build-frontend-slurm.sh does (munge authentication, no
 # optional plugins the tests do not use; not --without-lz4, which breaks
-# 26.05.3's configure: liblz4-dev is simply not installed) but without --enable-front-end: one
-# slurmd per node, as the integration tests run. Needs a C compiler, make,
-# libmunge-dev; for slurmdbd and slurmrestd (the accounting tests) also
+# 26.05.3's configure: liblz4-dev is simply not installed) but without
+# --enable-front-end: one slurmd per node, several on one host
+# (--enable-multiple-slurmd, as Debian builds it): the integration tests run
+# one per node on localhost. Needs a C compiler, make, libmunge-dev; for slurmdbd and slurmrestd (the accounting tests) also
 # libmariadb-dev(-compat), libjson-c-dev, libhttp-parser-dev and libjwt-dev,
 # each detected by Slurm's configure. MAKE_JOBS (default 2) and nice 10.
 set -euo pipefail
@@ -68,7 +69,7 @@ cache=${EASYPP_SLURM_CACHE:-/var/cache/easypp}/slurm-$release
 src=$cache/src
 prefix=$cache/prefix
 stamp=$prefix/.easypp-stamp
-stamp_want="sha256=$want_sum build=1"
+stamp_want="sha256=$want_sum build=2"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ] && [ -x "$prefix/sbin/slurmctld" ]; then
   echo "$prog: $prefix already holds Slurm $release"; echo "$cache"; exit 0
 fi
@@ -78,8 +79,11 @@ if [ "$configure_only" = yes ] && [ -f "$src/.easypp-configured" ] &&
 fi
 mkdir -p "$cache"
 
-# Unpack (again) unless the tree is of this tarball.
-if [ "$(cat "$src/.easypp-unpacked" 2>/dev/null)" != "$want_sum" ]; then
+# Unpack (again) unless the tree is of this tarball, not yet configured or
+# configured as this script configures it (older objects are not reused).
+configured=$(cat "$src/.easypp-configured" 2>/dev/null || true)
+if [ "$(cat "$src/.easypp-unpacked" 2>/dev/null)" != "$want_sum" ] ||
+   { [ -n "$configured" ] && [ "$configured" != "$stamp_want" ]; }; then
   echo "$prog: unpacking $name into $src"
   rm -rf "$src" "$src.tmp"
   mkdir -p "$src.tmp"
@@ -95,7 +99,7 @@ cd "$src"
 # tests pass every path explicitly anyway.
 if [ "$(cat .easypp-configured 2>/dev/null)" != "$stamp_want" ]; then
   echo "$prog: configuring Slurm $release (log: $src/easypp-configure.log)"
-  ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
+  ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" --enable-multiple-slurmd \
     --disable-debug --without-rpath --disable-x11 --disable-sview --disable-pam \
     --without-hdf5 --without-pmix --without-nvml --without-rsmi --without-oneapi \
     --without-hwloc --without-ucx --without-bpf --without-freeipmi \
