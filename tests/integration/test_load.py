@@ -100,7 +100,7 @@ class PluginBinaryTest(unittest.TestCase):
         with open(PLUGIN_SO, "rb") as f:
             f.seek(off)
             version, = struct.unpack("<I", f.read(4))
-        with open("/usr/include/slurm/slurm_version.h") as f:
+        with open(cluster.SLURM_VERSION_H) as f:
             want = int(re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)",
                                  f.read()).group(1), 16)
         self.assertEqual(size, 4)
@@ -113,7 +113,7 @@ class PluginBinaryTest(unittest.TestCase):
         sched_easypp.so in place, accepts this build for the installed Slurm
         and refuses it, naming both versions, for another one."""
         script = os.path.join(cluster.REPO_ROOT, "plugin", "check-plugin-version.sh")
-        with open("/usr/include/slurm/slurm_version.h") as f:
+        with open(cluster.SLURM_VERSION_H) as f:
             want = re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)", f.read()).group(1)
         ok = subprocess.run(["sh", script, PLUGIN_SO, want], capture_output=True, text=True)
         self.assertEqual(ok.returncode, 0, ok.stderr)
