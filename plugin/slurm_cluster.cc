@@ -271,7 +271,9 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   job->part_ptr = p.part;
   if (p.jobs != nullptr) {
     auto q = p.jobs->find(h);
-    if (q != p.jobs->end()) job->priority = q->second.priority;
+    // Not over a priority set directly (scontrol update) during a yield:
+    // sched/backfill checks direct_set_prio too (26.05).
+    if (q != p.jobs->end() && !job->direct_set_prio) job->priority = q->second.priority;
   }
   job->last_sched_eval = env_.now;
   if (job->array_recs != nullptr || job->array_task_id != NO_VAL) {
@@ -354,10 +356,16 @@ int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, 
     return ESLURM_NODES_BUSY;
   const time_t saved_start = job->start_time;
   const std::uint64_t saved_flags = job->bit_flags;
+  const auto saved_whole = d->whole_node;
   job->bit_flags |= BACKFILL_TEST;
   if (now_only) job->bit_flags |= TEST_NOW_ONLY;
+  // OverSubscribe=EXCLUSIVE: whole nodes for the test, as sched/backfill
+  // does (25.11+), so the start it projects is one the partition allows.
+  if (job->part_ptr != nullptr && job->part_ptr->max_share == 0)
+    d->whole_node |= WHOLE_NODE_REQUIRED;
   const int rc =
       easypp_will_run(job, bm.get(), c.min_nodes, c.max_nodes, c.req_nodes, c.exc_core.get());
+  d->whole_node = saved_whole;
   job->bit_flags = saved_flags;
   if (start) *start = job->start_time;
   job->start_time = saved_start;
