@@ -325,11 +325,10 @@ tarball_build() {
   install_packages $BUILD_PACKAGES $TARBALL_PACKAGES
   tb=$(tarball_of "$slurm")
   t0=$(date +%s)
-  if [ "$mode" = daemons ]; then
-    slurm_cache=$(./contrib/build-slurm-tarball.sh "$tb" | tail -1)
-  else
-    slurm_cache=$(./contrib/build-slurm-tarball.sh -c "$tb" | tail -1)
-  fi
+  if [ "$mode" = daemons ]; then ./contrib/build-slurm-tarball.sh "$tb"
+  else ./contrib/build-slurm-tarball.sh -c "$tb"; fi
+  r=${tb##*/slurm-}
+  slurm_cache=${EASYPP_SLURM_CACHE:-/var/cache/easypp}/slurm-${r%.tar.bz2}
   echo "setup: Slurm from $tb ready in $slurm_cache in $(($(date +%s) - t0)) s"
   inc=$slurm_cache/src
   [ -f "$slurm_cache/prefix/.easypp-stamp" ] && inc=$slurm_cache/prefix/include
