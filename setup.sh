@@ -614,6 +614,28 @@ case $what in
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
     done
+    # The releases built from SchedMD's tarballs, natively: the daemons into
+    # the cache (once), the plugin in build-<release>/ (its symbols checked
+    # against that slurmctld), the integration suite on them. Each stage is a
+    # setup.sh of its own, so that a failed step stops that stage only.
+    for slurm in $TARBALL_TESTED; do
+      t0=$(date +%s)
+      if sh "$repo/setup.sh" _tarball-build --slurm "$slurm" daemons --enable-debug-checks; then
+        echo "setup: Slurm $slurm: Slurm and plugin build took $(($(date +%s) - t0)) s"
+        t0=$(date +%s)
+        sh "$repo/setup.sh" _tarball-integration --slurm "$slurm" ||
+          failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
+        echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
+      else
+        failed="$failed${failed:+, }Slurm $slurm build"
+      fi
+    done
+    for slurm in $TARBALL_BUILT; do
+      t0=$(date +%s)
+      sh "$repo/setup.sh" _tarball-build --slurm "$slurm" daemons --enable-debug-checks ||
+        failed="$failed${failed:+, }Slurm $slurm build"
+      echo "setup: Slurm $slurm: Slurm and plugin build took $(($(date +%s) - t0)) s"
+    done
     background_finish
     while read -r f; do failed="$failed${failed:+, }$f"; done <"$bgfailed"
     left=$(leftover_daemons)
@@ -627,7 +649,13 @@ case $what in
       echo "setup: tests failed: $failed" >&2
       exit 1
     fi
-    echo "setup: all tests passed on Slurm" $SUPPORTED ;;
+    echo "setup: all tests passed on Slurm" $SUPPORTED $TARBALL_TESTED \
+      ${TARBALL_BUILT:+"(built for $TARBALL_BUILT)"} ;;
+  _tarball-build) tarball_build "$@" ;;
+  _tarball-integration)
+    r=$(tarball_of "$slurm"); r=${r##*/slurm-}
+    slurm_cache=${EASYPP_SLURM_CACHE:-/var/cache/easypp}/slurm-${r%.tar.bz2}
+    tarball_integration ;;
   _root-build) root_build "$@" ;;
   _root-integration) root_integration ;;
   *) usage ;;
