@@ -357,7 +357,7 @@ tarball_integration() {
   b=$repo/build-$slurm
   log=$b/integration.log
   { rc=0
-    EASYPP_SLURM_PREFIX=$slurm_cache/prefix EASYPP_PLUGIN_DIR=$b/plugin \
+    EASYPP_SLURM_PREFIX=$slurm_cache/prefix EASYPP_BUILD_DIR=$b EASYPP_PLUGIN_DIR=$b/plugin \
       EASYPP_SIM=$b/tools/easypp-sim EASYPP_SHADOW=$b/tools/easypp-shadow \
       EASYPP_CTL=$b/plugin/easypp-ctl sh tests/integration/run_integration.sh 2>&1 || rc=$?
     # A skipped suite did not test this release.
