@@ -17,6 +17,11 @@ all the time. Once a cycle has yielded, slurmctld gets SIGTERM in the middle
 of the next one and must exit within 15 s (a hang here is the bug). On
 22.05 and 24.11 (no condition variable) the test checks the same: a
 prompt stop.
+
+Seen on 26.05.3 daemons: with the plugin as it is, slurmctld exits 0.2-0.4 s
+after SIGTERM; with easypp_bf_active() as a plain write and no
+shutdown_time check (the plugin before the port), slurmctld ignored SIGTERM
+until it was killed 35 s later, and this test failed.
 """
 
 import os
