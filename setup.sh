@@ -224,7 +224,8 @@ build() {
 # files gone from the repository are removed from $1.
 #
 # Outside a git checkout (a `make dist` tarball of this project): every file
-# except the out-of-tree builds (build-*/) and Slurm's source (.slurm-src/);
+# except the out-of-tree builds (build-*/ but build-aux/) and Slurm's source
+# (.slurm-src/);
 # once the tree has been configured in place (it then holds build products
 # too), the files `make distdir` copies, which are the sources.
 snapshot() {
@@ -239,7 +240,8 @@ snapshot() {
     make -s -C "$repo" distdir distdir="$from" >/dev/null
     (cd "$from" && find . -type f -print | sed 's|^\./||') >"$dest.files.all"
   else
-    (cd "$repo" && find . \( -path ./.slurm-src -o -path './build-*' \) -prune -o -type f -print |
+    (cd "$repo" && find . \( -path ./.slurm-src -o \( -path './build-*' ! -path './build-aux/*' ! -path ./build-aux \) \) \
+      -prune -o -type f -print |
       sed 's|^\./||') >"$dest.files.all"
   fi
   (cd "$from" && while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done) \
