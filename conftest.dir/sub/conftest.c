@@ -1,6 +1,0 @@
-#include "conftst1.h"
-#include "conftst2.h"
-#include "conftst3.h"
-#include "conftst4.h"
-#include "conftst5.h"
-#include "conftst6.h"
