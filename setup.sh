@@ -17,25 +17,35 @@
 #   ./setup.sh fuzz   install clang too, build, and run each fuzz target for
 #                     FUZZ_SECONDS (default 60) seconds (fuzz/README.md)
 #   ./setup.sh deps   only install the Debian packages (to build and to test)
-#   ./setup.sh integration [--slurm 22.05|24.11]
+#   ./setup.sh integration [--slurm RELEASE] [--slurm-tarball FILE]
 #                     install, build (from the working tree, with the
 #                     debug checks) and run only the integration suite on
 #                     that Slurm release (default: this machine's); for the
-#                     other release in its Debian root, as `test` does.
+#                     other Debian release in its Debian root, as `test`
+#                     does; for 25.05, 25.11 and 26.05 on daemons built from
+#                     SchedMD's tarball into a private prefix.
 #                     TESTS_PATTERN='test_selective.py' picks tests.
-#   ./setup.sh build [--slurm 22.05|24.11]
+#   ./setup.sh build [--slurm RELEASE] [--slurm-tarball FILE]
 #                     only install what building needs (no Slurm daemon, no
 #                     database, no browser: fit for a controller) and build,
 #                     with the plugin for that Slurm release (default: this
 #                     machine's, 22.05); the last line printed is the
 #                     absolute path of the sched_easypp.so built
 #
-# Slurm 22.05 is Debian 12's, Slurm 24.11 Debian 13's. The release of this
-# machine's Debian is built in the repository itself; the other one out of
-# tree in build-<release>/ (from a copy of the sources in build-<release>/src)
-# inside a root of that Debian release made by debootstrap from Debian's
-# registry, cached in /var/cache/easypp/<codename> (EASYPP_ROOT_DIR) and made
-# again when missing or broken (contrib/debian-root.sh).
+# RELEASE is 22.05, 24.11, 25.05, 25.11 or 26.05 (X.Y or X.Y.Z). Slurm 22.05
+# is Debian 12's, Slurm 24.11 Debian 13's. The release of this machine's
+# Debian is built in the repository itself; the other one out of tree in
+# build-<release>/ (from a copy of the sources in build-<release>/src) inside
+# a root of that Debian release made by debootstrap from Debian's registry,
+# cached in /var/cache/easypp/<codename> (EASYPP_ROOT_DIR) and made again when
+# missing or broken (contrib/debian-root.sh). 25.05, 25.11 and 26.05, which
+# Debian 12 and 13 do not ship, are built from SchedMD's release tarball
+# (default: ../shared/slurm/slurm-X.Y.Z.tar.bz2 of the release known to
+# contrib/slurm-releases.sha256; --slurm-tarball FILE another one, its
+# checksum checked against that table) by contrib/build-slurm-tarball.sh
+# into /var/cache/easypp/slurm-X.Y.Z/ (EASYPP_SLURM_CACHE), and the plugin
+# natively, out of tree in build-<release>/ (`build` only configures the
+# tree; `integration` also builds and installs the daemons).
 #
 # Idempotent: packages already installed, a Slurm source tree already
 # fetched and the Debian 13 root are reused. Needs Debian's package registry.
@@ -77,19 +87,30 @@ case $what in test|deps|integration) PACKAGES="$PACKAGES chromium" ;; esac
 ROOT_HOST_PACKAGES="debootstrap git"
 
 usage() {
-  echo "usage: $0 demo|test|fuzz|deps|integration|build [--slurm 22.05|24.11]" >&2
+  echo "usage: $0 demo|test|fuzz|deps|integration|build [--slurm 22.05|24.11|25.05|25.11|26.05] [--slurm-tarball FILE]" >&2
   exit 2
 }
 
-# The Debian release shipping each supported Slurm release.
+# The Debian release shipping each supported Slurm release; "tarball" for
+# those built from SchedMD's release tarball.
 suite_of() {
   case $1 in
     22.05) echo bookworm ;;
     24.11) echo trixie ;;
+    25.05|25.11|26.05) echo tarball ;;
     *) return 1 ;;
   esac
 }
 SUPPORTED="22.05 24.11"
+# Built from SchedMD's tarballs: `test` runs the integration suite on
+# TARBALL_TESTED and builds the plugin (symbols checked against the built
+# slurmctld) for TARBALL_BUILT.
+TARBALL_TESTED=""
+TARBALL_BUILT=""
+# What building Slurm from a tarball needs here: munge's headers; MariaDB's,
+# json-c, http-parser and libjwt for slurmdbd, slurmrestd and auth/jwt.
+TARBALL_PACKAGES="build-essential bzip2 libmunge-dev libmariadb-dev libmariadb-dev-compat
+  libjson-c-dev libhttp-parser-dev libjwt-dev munge"
 # This machine's Slurm release (from its Debian release), built natively.
 native=$(. /etc/os-release 2>/dev/null
   case ${VERSION_CODENAME:-} in bookworm) echo 22.05 ;; trixie) echo 24.11 ;; esac)
@@ -99,17 +120,37 @@ if [ "$native" = 24.11 ]; then
 fi
 
 slurm=${native:-22.05}
+slurm_tarball=""
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm) [ $# -ge 2 ] || usage; slurm=$2; shift 2 ;;
     --slurm=*) slurm=${1#--slurm=}; shift ;;
+    --slurm-tarball) [ $# -ge 2 ] || usage; slurm_tarball=$2; shift 2 ;;
+    --slurm-tarball=*) slurm_tarball=${1#--slurm-tarball=}; shift ;;
     *) [ "${what#_}" != "$what" ] && break; usage ;;
   esac
 done
+# The release of a tarball is in its name (slurm-X.Y.Z.tar.bz2); the
+# checksum is checked by contrib/build-slurm-tarball.sh.
+if [ -n "$slurm_tarball" ]; then
+  case ${slurm_tarball##*/} in
+    slurm-*.tar.bz2) t=${slurm_tarball##*/slurm-}; t=${t#slurm-}; t=${t%.tar.bz2} ;;
+    *) echo "setup: $slurm_tarball is not a Slurm release tarball (slurm-X.Y.Z.tar.bz2)" >&2; exit 2 ;;
+  esac
+  slurm_tarball=$(cd "$(dirname "$slurm_tarball")" && pwd -P)/${slurm_tarball##*/}
+  slurm=$t
+fi
+# X.Y.Z: the release X.Y (the point release must then be the tarball's).
+slurm_point=""
+case $slurm in *.*.*) slurm_point=$slurm; slurm=${slurm%.*} ;; esac
 suite=$(suite_of "$slurm") || {
-  echo "setup: Slurm $slurm is not supported (supported: 22.05, Debian 12's; 24.11, Debian 13's)" >&2
+  echo "setup: Slurm $slurm is not supported (supported: 22.05, Debian 12's; 24.11, Debian 13's; 25.05, 25.11 and 26.05 from SchedMD's tarballs)" >&2
   exit 2
 }
+if [ "$suite" != tarball ] && [ -n "$slurm_tarball" ]; then
+  echo "setup: Slurm $slurm is built from Debian's source, not from a tarball" >&2
+  exit 2
+fi
 
 # Only for the fuzz targets (make fuzz; ./setup.sh fuzz and test): clang with
 # libFuzzer and its sanitizer runtimes (a Recommends, so named), and
@@ -181,19 +222,36 @@ build() {
 # The repository's source files (tracked, and untracked but not ignored) into
 # $1, modification times kept, so that an unchanged file does not rebuild;
 # files gone from the repository are removed from $1.
+#
+# Outside a git checkout (a `make dist` tarball of this project): every file
+# except the out-of-tree builds (build-*/ but build-aux/) and Slurm's source
+# (.slurm-src/);
+# once the tree has been configured in place (it then holds build products
+# too), the files `make distdir` copies, which are the sources.
 snapshot() {
   dest=$1
-  git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
-    echo "setup: $repo is not a git checkout: cannot tell sources from build products" >&2
-    exit 1
-  }
   mkdir -p "$dest"
-  git -C "$repo" ls-files -co --exclude-standard |
-    while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u >"$dest.files.new"
+  from=$repo
+  if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$repo" ls-files -co --exclude-standard >"$dest.files.all"
+  elif [ -f "$repo/config.status" ] && [ -f "$repo/Makefile" ]; then
+    from=$dest.distdir
+    rm -rf "$from"
+    make -s -C "$repo" distdir distdir="$from" >/dev/null
+    (cd "$from" && find . -type f -print | sed 's|^\./||') >"$dest.files.all"
+  else
+    (cd "$repo" && find . \( -path ./.slurm-src -o \( -path './build-*' ! -path './build-aux/*' ! -path ./build-aux \) \) \
+      -prune -o -type f -print |
+      sed 's|^\./||') >"$dest.files.all"
+  fi
+  (cd "$from" && while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done) \
+    <"$dest.files.all" | sort -u >"$dest.files.new"
+  rm -f "$dest.files.all"
   if [ -f "$dest.files" ]; then
     comm -23 "$dest.files" "$dest.files.new" | while IFS= read -r f; do rm -f "$dest/$f"; done
   fi
-  tar -C "$repo" -cf - -T "$dest.files.new" | tar -C "$dest" -xpf -
+  tar -C "$from" -cf - -T "$dest.files.new" | tar -C "$dest" -xpf -
+  [ "$from" = "$repo" ] || rm -rf "$from"
   mv "$dest.files.new" "$dest.files"
 }
 
@@ -237,6 +295,77 @@ integration_in_root() {
   } | tee "$log"
   tests/integration/host-mariadb.sh stop "$db"
   unset EASYPP_TEST_DB
+  return "$(cat "$log.rc")"
+}
+
+# --- Slurm releases built from SchedMD's tarballs (natively) -------------------
+
+# tarball_of RELEASE: the known tarball of X.Y (contrib/slurm-releases.sha256;
+# with --slurm X.Y.Z, that point release), in ../shared/slurm; --slurm-tarball
+# wins.
+tarball_of() {
+  if [ -n "$slurm_tarball" ]; then echo "$slurm_tarball"; return 0; fi
+  name=$(awk -v r="slurm-${slurm_point:-$1}" \
+    '!/^#/ && NF == 2 && index($2, r ".") == 1 && $2 ~ /\.tar\.bz2$/ { print $2 }' \
+    contrib/slurm-releases.sha256 | tail -1)
+  [ -n "$name" ] || {
+    echo "setup: no known tarball of Slurm ${slurm_point:-$1} (contrib/slurm-releases.sha256); pass --slurm-tarball FILE" >&2
+    exit 2
+  }
+  f=$(cd "$repo/.." && pwd -P)/shared/slurm/$name
+  [ -f "$f" ] || { echo "setup: $f is missing (SchedMD's $name; or --slurm-tarball FILE)" >&2; exit 2; }
+  echo "$f"
+}
+
+# tarball_build MODE [CONFIGURE-ARGS...]: Slurm $slurm from its tarball into
+# the cache (MODE "configure": the configured tree only, enough for the
+# plugin; "daemons": also built and installed into its prefix), then the
+# project out of tree in build-$slurm/ against it. Sets slurm_cache.
+tarball_build() {
+  mode=$1; shift
+  # shellcheck disable=SC2086
+  install_packages $BUILD_PACKAGES $TARBALL_PACKAGES
+  tb=$(tarball_of "$slurm")
+  t0=$(date +%s)
+  if [ "$mode" = daemons ]; then ./contrib/build-slurm-tarball.sh "$tb"
+  else ./contrib/build-slurm-tarball.sh -c "$tb"; fi
+  r=${tb##*/slurm-}
+  slurm_cache=${EASYPP_SLURM_CACHE:-/var/cache/easypp}/slurm-${r%.tar.bz2}
+  echo "setup: Slurm from $tb ready in $slurm_cache in $(($(date +%s) - t0)) s"
+  inc=$slurm_cache/src
+  [ -f "$slurm_cache/prefix/.easypp-stamp" ] && inc=$slurm_cache/prefix/include
+  snapshot "$repo/build-$slurm/src"
+  b=$repo/build-$slurm
+  (cd "$b/src" && { [ -x configure ] || ./autogen.sh; })
+  cd "$b"
+  want="--enable-plugin --with-slurm-source=$slurm_cache/src --with-slurm-plugindir=$slurm_cache/prefix/lib/slurm CPPFLAGS=-I$inc $*"
+  have=""
+  [ -f config.status ] && have=$(./config.status --config 2>/dev/null | tr -d "'")
+  if [ ! -f Makefile ] || [ src/configure -nt config.status ] || [ "$(echo $have)" != "$(echo $want)" ]; then
+    # shellcheck disable=SC2086
+    ./src/configure $want
+  fi
+  make_all
+  cd "$repo"
+  if [ -x "$slurm_cache/prefix/sbin/slurmctld" ]; then
+    ./contrib/check-plugin-symbols.sh "$b/plugin/sched_easypp.so" "$slurm_cache/prefix"
+  fi
+}
+
+# tarball_integration: the integration suite on the daemons of $slurm_cache
+# (tarball_build daemons first). Output also in build-$slurm/integration.log;
+# returns the suite's status.
+tarball_integration() {
+  b=$repo/build-$slurm
+  log=$b/integration.log
+  { rc=0
+    EASYPP_SLURM_PREFIX=$slurm_cache/prefix EASYPP_BUILD_DIR=$b EASYPP_PLUGIN_DIR=$b/plugin \
+      EASYPP_SIM=$b/tools/easypp-sim EASYPP_SHADOW=$b/tools/easypp-shadow \
+      EASYPP_CTL=$b/plugin/easypp-ctl sh tests/integration/run_integration.sh 2>&1 || rc=$?
+    # A skipped suite did not test this release.
+    [ $rc -eq 77 ] && { echo "setup: the integration suite was skipped on Slurm $slurm"; rc=1; }
+    echo "$rc" >"$log.rc"
+  } | tee "$log"
   return "$(cat "$log.rc")"
 }
 
@@ -391,7 +520,8 @@ leftover_daemons() {
 case $what in
   deps) deps "$FUZZ_PACKAGES" ;;
   build)
-    if [ "$slurm" = "$native" ]; then build; else build_in_root; fi
+    if [ "$suite" = tarball ]; then tarball_build configure
+    elif [ "$slurm" = "$native" ]; then build; else build_in_root; fi
     so=$(plugin_path)
     [ -f "$so" ] || { echo "setup: $so was not built" >&2; exit 1; }
     echo "$so" ;;
@@ -405,7 +535,13 @@ case $what in
     EASYPP_NO_SKIP=1
     EASYPP_RUN_ID="setup-$$-$(date +%s)"
     export EASYPP_NO_SKIP EASYPP_RUN_ID
-    if [ "$slurm" = "$native" ]; then
+    if [ "$suite" = tarball ]; then
+      # shellcheck disable=SC2086
+      install_packages $PACKAGES
+      tarball_build daemons --enable-debug-checks
+      rc=0
+      tarball_integration || rc=$?
+    elif [ "$slurm" = "$native" ]; then
       build --enable-debug-checks
       rc=0
       make -C tests check TESTS=integration/run_integration.sh || rc=$?
@@ -480,6 +616,28 @@ case $what in
         failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
       echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
     done
+    # The releases built from SchedMD's tarballs, natively: the daemons into
+    # the cache (once), the plugin in build-<release>/ (its symbols checked
+    # against that slurmctld), the integration suite on them. Each stage is a
+    # setup.sh of its own, so that a failed step stops that stage only.
+    for slurm in $TARBALL_TESTED; do
+      t0=$(date +%s)
+      if sh "$repo/setup.sh" _tarball-build --slurm "$slurm" daemons --enable-debug-checks; then
+        echo "setup: Slurm $slurm: Slurm and plugin build took $(($(date +%s) - t0)) s"
+        t0=$(date +%s)
+        sh "$repo/setup.sh" _tarball-integration --slurm "$slurm" ||
+          failed="$failed${failed:+, }Slurm $slurm integration (log: build-$slurm/integration.log)"
+        echo "setup: Slurm $slurm: integration suite took $(($(date +%s) - t0)) s${failed:+ ($failed)}"
+      else
+        failed="$failed${failed:+, }Slurm $slurm build"
+      fi
+    done
+    for slurm in $TARBALL_BUILT; do
+      t0=$(date +%s)
+      sh "$repo/setup.sh" _tarball-build --slurm "$slurm" daemons --enable-debug-checks ||
+        failed="$failed${failed:+, }Slurm $slurm build"
+      echo "setup: Slurm $slurm: Slurm and plugin build took $(($(date +%s) - t0)) s"
+    done
     background_finish
     while read -r f; do failed="$failed${failed:+, }$f"; done <"$bgfailed"
     left=$(leftover_daemons)
@@ -493,7 +651,13 @@ case $what in
       echo "setup: tests failed: $failed" >&2
       exit 1
     fi
-    echo "setup: all tests passed on Slurm" $SUPPORTED ;;
+    echo "setup: all tests passed on Slurm" $SUPPORTED $TARBALL_TESTED \
+      ${TARBALL_BUILT:+"(built for $TARBALL_BUILT)"} ;;
+  _tarball-build) tarball_build "$@" ;;
+  _tarball-integration)
+    r=$(tarball_of "$slurm"); r=${r##*/slurm-}
+    slurm_cache=${EASYPP_SLURM_CACHE:-/var/cache/easypp}/slurm-${r%.tar.bz2}
+    tarball_integration ;;
   _root-build) root_build "$@" ;;
   _root-integration) root_integration ;;
   *) usage ;;

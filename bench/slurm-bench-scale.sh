@@ -18,7 +18,7 @@ ver=${ver#*:}; ver=${ver%-*}
 prefix=${SLURM_FE_PREFIX:-/opt/slurm-fe-${ver%.*}}
 "$repo/bench/build-frontend-slurm.sh" "$prefix"
 mkdir -p "$prefix/easypp"
-rsync -a --delete --exclude .git --exclude .slurm-src --exclude 'build-*' \
+rsync -a --delete --exclude .git --exclude .slurm-src --include /build-aux/ --exclude 'build-*' \
   "$repo/" "$prefix/easypp/"
 cd "$prefix/easypp"
 if ! grep -qs -- "--with-slurm-source=$prefix/build" config.log; then

@@ -125,9 +125,18 @@ State* g_state = nullptr;  // created in init, deleted in fini (agent stopped)
 
 // Reads slurm_conf: the caller holds the configuration lock (or runs inside
 // slurmctld's configuration read, as init() does).
+// sched/backfill's keys (backfill_keys()): the honoured ones are read by
+// parse_scheduler_parameters(); the others are named here, in one warning
+// line, and each harmful one (bf_licenses) in an error line of its own.
 PluginConfig load_config() {
   ParsedConfig parsed = parse_scheduler_parameters(slurm_conf.sched_params);
   for (const std::string& w : parsed.warnings) error("sched/easypp: %s", w.c_str());
+  const std::vector<const BackfillKey*> bf = backfill_keys_present(slurm_conf.sched_params);
+  const std::string ignored = ignored_backfill_keys_line(bf);
+  if (!ignored.empty()) error("sched/easypp: warning: %s", ignored.c_str());
+  for (const BackfillKey* k : bf)
+    if (k->use == BackfillKeyUse::kHarmful)
+      error("sched/easypp: %s", harmful_backfill_key_line(*k).c_str());
   return parsed.config;
 }
 
@@ -789,8 +798,13 @@ void schedule_next(State& s, const PluginConfig& cfg, Time retry_at) {
 // snapshot in *status. Returns when to retry (0: no retry needed).
 Time locked_phases(State& s, std::int64_t t0, PluginConfig* cfg, CycleStats* st, Status* status,
                    bool with_status) {
+  // bf_active (sdiag: a cycle is running; no purge of old jobs) is set
+  // before the locks are taken and cleared after they are released, as
+  // sched/backfill does: slurmctld's purge holds check_bf_running_lock while
+  // it takes the job lock.
+  const DiagActive diag;
   CycleLocks locks(s.ledger);
-  const DiagActive diag;  // sdiag: a cycle is running
+  easypp_cycle_locked();  // 25.05+: validate the reservations, as sched/backfill does
   const std::int64_t locked = steady_usec();
   reload_settings(s);
   *cfg = current_config(s);
@@ -944,6 +958,9 @@ extern "C" void easypp_core_cycle(void) {
   if (g_state == nullptr) return;
   State& s = *g_state;
   try {
+    // slurmctld is shutting down (and, from 25.11.2, waits for bf_active to
+    // clear): no new cycle.
+    if (easypp_slurmctld_stopping()) return;
     std::string trigger = s.reload.load() ? "reconfigure" : s.next_trigger;
     // How long after the prediction's expiry this correction cycle begins
     // (the benchmark adds the cycle's time: expiry to re-planned reservation).

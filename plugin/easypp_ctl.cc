@@ -88,8 +88,14 @@ Commands:
                           its plugin_version with the installed slurmctld's
                           release (slurmctld -V), or with X.Y.Z before an
                           upgrade to it: Slurm refuses a plugin built for any
-                          other release, point releases included (exit 0 if
-                          it loads, 1 if it must be rebuilt)
+                          other release, point releases included; then the
+                          SchedulerParameters slurmctld has (scontrol show
+                          config) or --scheduler-parameters: bad easypp_*
+                          values, and every sched/backfill key (bf_*,
+                          max_rpc_cnt) the plugin does not honour, with what
+                          it does instead. Exit 0 if the plugin loads and no
+                          key does harm, 1 if it must be rebuilt or a key
+                          does harm (bf_licenses)
 
 Options:
   -d, --dir DIR           StateSaveLocation (default: from 'scontrol show
@@ -108,11 +114,14 @@ Options:
                           )" EASYPP_SLURM_PLUGINDIR R"(/sched_easypp.so)
   -s, --slurm-version V   check: compare with Slurm V (X.Y.Z) instead of the
                           installed slurmctld
+  -S, --scheduler-parameters S
+                          check: these SchedulerParameters instead of those
+                          of 'scontrol show config' (e.g. before a switch)
   -h, --help              this help
   -V, --version           version
 
 Exit status: 0 success, 1 a missing or corrupt file (check: a plugin that
-must be rebuilt), 2 a usage error.
+must be rebuilt, or a harmful SchedulerParameters key), 2 a usage error.
 )";
 
 // --- errors --------------------------------------------------------------------
@@ -376,24 +385,34 @@ std::optional<std::string> run_capture(const std::string& name, const char* arg1
   return out;
 }
 
-std::string state_save_location() {
-  const std::optional<std::string> out = run_capture("scontrol", "show", "config");
-  if (!out) return kDefaultDir;
+// The value of `name` in `scontrol show config`'s output ("" for "(null)"),
+// nullopt if the output has no such line.
+std::optional<std::string> config_value(const std::string& out, const char* name) {
+  const std::string key = name;
   std::size_t i = 0;
-  while (i < out->size()) {
-    std::size_t j = out->find('\n', i);
-    if (j == std::string::npos) j = out->size();
-    const std::string line = out->substr(i, j - i);
+  while (i < out.size()) {
+    std::size_t j = out.find('\n', i);
+    if (j == std::string::npos) j = out.size();
+    const std::string line = out.substr(i, j - i);
     i = j + 1;
-    if (line.rfind("StateSaveLocation", 0) != 0) continue;
+    if (line.rfind(key, 0) != 0 || line.size() == key.size() ||
+        (line[key.size()] != ' ' && line[key.size()] != '=' && line[key.size()] != '\t'))
+      continue;
     const std::size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
     std::string v = line.substr(eq + 1);
     v.erase(0, v.find_first_not_of(" \t"));
     while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.pop_back();
-    if (!v.empty() && v != "(null)") return v;
+    return v == "(null)" ? std::string() : v;
   }
-  return kDefaultDir;
+  return std::nullopt;
+}
+
+std::string state_save_location() {
+  const std::optional<std::string> out = run_capture("scontrol", "show", "config");
+  if (!out) return kDefaultDir;
+  const std::optional<std::string> v = config_value(*out, "StateSaveLocation");
+  return v && !v->empty() ? *v : kDefaultDir;
 }
 
 // --- options ---------------------------------------------------------------------
@@ -402,7 +421,8 @@ struct Options {
   std::string command = "status";
   std::string dir;  // empty: ask scontrol
   bool json = false;
-  std::optional<std::string> user, partition, file, user_arg, plugin, slurm_version;
+  std::optional<std::string> user, partition, file, user_arg, plugin, slurm_version,
+      scheduler_parameters;
   std::optional<Time> estimate;
 };
 
@@ -452,6 +472,8 @@ const ValueOption kValueOptions[] = {
        if (!ps::parse_slurm_version(v)) usage("--slurm-version '" + v + "' is not X.Y.Z (22.05.9)");
        o.slurm_version = v;
      }},
+    {"-S", "--scheduler-parameters", "check",
+     [](Options& o, const std::string& v) { o.scheduler_parameters = v; }},
 };
 
 // The command and its operands; options given to the wrong command refused.
@@ -938,6 +960,49 @@ int cmd_state(const Options& o, const std::string& dir) {
   return 0;
 }
 
+// The SchedulerParameters as the plugin would read them at load: bad
+// easypp_* values (WARNING), the sched/backfill keys it reads as easypp_*
+// ones (ok), those it does not honour (WARNING, with what it does instead)
+// and the harmful ones (ERROR: returns 1). The same table and words as the
+// plugin's load-time lines (plugin_config.h, backfill_keys()).
+int check_scheduler_parameters(const Options& o) {
+  std::optional<std::string> params = o.scheduler_parameters;
+  std::string from = "--scheduler-parameters";
+  if (!params) {
+    from = "scontrol show config";
+    const std::optional<std::string> out = run_capture("scontrol", "show", "config");
+    if (out) params = config_value(*out, "SchedulerParameters");
+    if (!params) {
+      std::printf("settings   not checked: `scontrol show config` gave no SchedulerParameters "
+                  "(give them with --scheduler-parameters)\n");
+      return 0;
+    }
+  }
+  std::printf("settings   SchedulerParameters=%s (%s)\n", printable(*params).c_str(),
+              from.c_str());
+  const ps::ParsedConfig pc = ps::parse_scheduler_parameters(params->c_str());
+  for (const std::string& w : pc.warnings) std::printf("WARNING: %s\n", printable(w).c_str());
+  int rc = 0;
+  for (const ps::BackfillKey* k : ps::backfill_keys_present(params->c_str())) {
+    switch (k->use) {
+      case ps::BackfillKeyUse::kHonoured:
+        std::printf("ok: %s: %s\n", k->key, k->easypp);
+        break;
+      case ps::BackfillKeyUse::kSlurm:
+        std::printf("ok: %s: %s\n", k->key, k->easypp);
+        break;
+      case ps::BackfillKeyUse::kIgnored:
+        std::printf("WARNING: %s: not honoured by sched/easypp: %s\n", k->key, k->easypp);
+        break;
+      case ps::BackfillKeyUse::kHarmful:
+        std::printf("ERROR: %s\n", ps::harmful_backfill_key_line(*k).c_str());
+        rc = 1;
+        break;
+    }
+  }
+  return rc;
+}
+
 // Would slurmctld load the installed plugin? (plugin_check.h) The plugin's
 // plugin_version against `slurmctld -V` of the installed slurmctld, or
 // against --slurm-version (the release about to be installed).
@@ -963,16 +1028,18 @@ int cmd_state(const Options& o, const std::string& dir) {
   const std::string built = ps::slurm_version_text(plugin);
   std::printf("plugin     %s: built for Slurm %s\n", so.c_str(), built.c_str());
   std::printf("slurmctld  %s\n", against.c_str());
+  int rc = 0;
   if (ps::slurm_loads(plugin, slurm)) {
     std::printf("OK: slurmctld %s loads this plugin\n", ps::slurm_version_text(slurm).c_str());
-    return 0;
+  } else {
+    std::printf("MISMATCH: slurmctld %s refuses a plugin built for Slurm %s (Slurm compares the "
+                "major, minor and micro release): rebuild it against Slurm %s and install it "
+                "before slurmctld restarts (docs/admin-guide.md, \"Upgrading Slurm\")\n",
+                ps::slurm_version_text(slurm).c_str(), built.c_str(),
+                ps::slurm_version_text(slurm).c_str());
+    rc = 1;
   }
-  std::printf("MISMATCH: slurmctld %s refuses a plugin built for Slurm %s (Slurm compares the "
-              "major, minor and micro release): rebuild it against Slurm %s and install it "
-              "before slurmctld restarts (docs/admin-guide.md, \"Upgrading Slurm\")\n",
-              ps::slurm_version_text(slurm).c_str(), built.c_str(),
-              ps::slurm_version_text(slurm).c_str());
-  return 1;
+  return std::max(rc, check_scheduler_parameters(o));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "plugin_config.h"
 
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "easypp/parse.h"
@@ -250,6 +251,8 @@ const std::vector<std::string>& slurm_keys() {
       // 24.11's own
       "bf_allow_magnetic_slot", "bf_topopt_enable", "bf_topopt_iterations=", "defer_batch",
       "extra_constraints", "max_submit_line_size=", "time_min_as_soft_limit",
+      // 25.05's sched/backfill (backfill_keys())
+      "bf_yield_rpc_cnt=", "bf_yield_rpc_count=",
       // sched/builtin's own key; harmless under sched/easypp (builtin is not
       // loaded), but easypp_interval/easypp_yield_interval contain it, so the
       // check allows exactly this one.
@@ -258,10 +261,206 @@ const std::vector<std::string>& slurm_keys() {
   return keys;
 }
 
+const std::vector<BackfillKey>& backfill_keys() {
+  using U = BackfillKeyUse;
+  // From Slurm's source, 22.05.8 to 26.05.3: backfill.c _load_config(),
+  // job_scheduler.c (main scheduler), select/cons_tres (cons_common in
+  // 22.05). "What sched/easypp does" must stay true of agent.cc and
+  // slurm_cluster.cc; the admin guide's table is checked against this one.
+  static const std::vector<BackfillKey> keys = {
+      {"bf_interval", "22.05+", "seconds between backfill cycles (-1: none)", U::kHonoured,
+       "easypp_interval",
+       "read as easypp_interval (1..3600 s); a cycle also runs at each running job's predicted "
+       "end"},
+      {"bf_max_time", "22.05+", "time budget of one cycle, lock yields included", U::kHonoured,
+       "easypp_max_time", "read as easypp_max_time (1..3600 s; default 30, not bf_interval)"},
+      {"bf_max_job_test", "22.05+", "jobs tested per cycle", U::kHonoured, "easypp_max_job_test",
+       "read as easypp_max_job_test"},
+      {"bf_yield_interval", "22.05+", "hold the locks at most this long (us)", U::kHonoured,
+       "easypp_yield_interval", "read as easypp_yield_interval"},
+      {"bf_yield_sleep", "22.05+", "then release them this long (us)", U::kHonoured,
+       "easypp_yield_sleep", "read as easypp_yield_sleep"},
+      {"bf_max_job_user", "22.05+", "jobs tried per user per cycle", U::kHonoured,
+       "easypp_max_job_user",
+       "read as easypp_max_job_user (0 when bf_max_job_assoc is set too, as in sched/backfill)"},
+      {"bf_max_job_part", "22.05+", "jobs tried per partition per cycle", U::kHonoured,
+       "easypp_max_job_part", "read as easypp_max_job_part"},
+      {"bf_max_job_assoc", "22.05+", "jobs tried per association per cycle", U::kHonoured,
+       "easypp_max_job_assoc", "read as easypp_max_job_assoc"},
+      {"bf_max_job_user_part", "22.05+", "jobs tried per user and partition per cycle",
+       U::kHonoured, "easypp_max_job_user_part", "read as easypp_max_job_user_part"},
+      {"bf_busy_nodes", "22.05+", "reserve busy nodes first", U::kSlurm, "",
+       "applies: the select plugin reads it and picks the nodes of the plugin's reservations"},
+      {"bf_hetjob_prio", "22.05+", "het job priority from its components (min, max, avg)",
+       U::kSlurm, "", "applies: Slurm's queue sort reads it, and the plugin uses that order"},
+      {"bf_window_linear", "22.05+", "linear instead of doubling end-time steps in will-run tests",
+       U::kSlurm, "",
+       "read by the select plugin; no effect on planning: the plugin's will-run tests end every "
+       "job due by the tested time at once"},
+      {"bf_window", "22.05+", "how far ahead to plan (minutes, default 1 day)", U::kIgnored, "",
+       "no window: planning looks at every running job's predicted end, however far"},
+      {"bf_resolution", "22.05+", "time resolution of the plan (s)", U::kIgnored, "",
+       "no resolution: planned starts are the running jobs' predicted ends, to the second"},
+      {"bf_node_space_size", "22.05+", "size of the plan's time table", U::kIgnored, "",
+       "no node-space table: nothing to size"},
+      {"bf_continue", "22.05+", "resume an interrupted cycle where it stopped", U::kIgnored, "",
+       "a cycle interrupted by a change during a lock yield is followed 1 s later by a new "
+       "cycle from the top of the queue"},
+      {"bf_max_job_start", "22.05+", "jobs started per cycle", U::kIgnored, "",
+       "no cap on starts; easypp_max_job_test bounds the jobs tested"},
+      {"bf_max_job_array_resv", "22.05+", "array tasks reserved for", U::kIgnored, "",
+       "an array is one queue entry: at most its partition's one reservation"},
+      {"bf_job_part_count_reserve", "22.05+", "jobs reserved for per partition (0: all)",
+       U::kIgnored, "",
+       "one reservation per partition, its head, plus starving jobs under easypp_selective"},
+      {"bf_min_age_reserve", "22.05+", "no reservation for jobs pending less than this",
+       U::kIgnored, "",
+       "any blocked job of any age can be the head, and Slurm's main scheduler still reads it"},
+      {"bf_min_prio_reserve", "22.05+", "no reservation for jobs below this priority",
+       U::kIgnored, "",
+       "any blocked job can be the head unless below its QOS's MinPrioThreshold, and Slurm's "
+       "main scheduler still reads it"},
+      {"bf_one_resv_per_job", "22.05+", "one reservation per job over all its partitions",
+       U::kIgnored, "", "a job in several partitions can be the head of each"},
+      {"bf_running_job_reserve", "22.05+", "plan running jobs on whole nodes as reservations",
+       U::kIgnored, "",
+       "no such step: running jobs enter planning through the select plugin's will-run tests"},
+      {"bf_hetjob_immediate", "22.05+", "start a het job as soon as all components can",
+       U::kIgnored, "",
+       "het jobs are tried after every partition's pass, when all components fit now, and its "
+       "implied bf_hetjob_prio=min still orders the queue"},
+      {"max_rpc_cnt", "22.05+", "no cycle, and a yield, while this many RPCs are active",
+       U::kIgnored, "",
+       "cycles run and yield by easypp_yield_interval whatever the RPC load, and Slurm's main "
+       "scheduler still defers"},
+      {"max_rpc_count", "22.05+", "max_rpc_cnt's other spelling", U::kIgnored, "",
+       "as max_rpc_cnt: cycles run and yield by easypp_yield_interval whatever the RPC load"},
+      {"bf_yield_rpc_cnt", "25.05+", "after a max_rpc_cnt yield, resume below this many RPCs",
+       U::kIgnored, "", "no yield for RPC load: yields by easypp_yield_interval only"},
+      {"bf_yield_rpc_count", "25.05+", "bf_yield_rpc_cnt's other spelling", U::kIgnored, "",
+       "no yield for RPC load: yields by easypp_yield_interval only"},
+      {"bf_allow_magnetic_slot", "24.11+", "plan jobs eligible for magnetic reservations",
+       U::kIgnored, "", "jobs in magnetic reservations are left to Slurm's main scheduler"},
+      {"bf_topopt_enable", "24.11+", "experimental placement hook (oracle.c)", U::kIgnored, "",
+       "no placement hook: reservations take the select plugin's nodes"},
+      {"bf_topopt_iterations", "24.11+", "slots a job may be delayed for placement",
+       U::kIgnored, "", "no placement hook: reservations take the select plugin's nodes"},
+      {"bf_licenses", "22.05+", "plan licenses in backfill", U::kHarmful, "",
+       "no license planning: a job whose licenses are not free now is skipped, and with "
+       "bf_licenses Slurm's main scheduler stops its whole pass at the first job blocked on "
+       "licenses, leaving it to the license planning sched/easypp does not do: remove it"},
+  };
+  return keys;
+}
+
+namespace {
+
+const BackfillKey* find_backfill_key(std::string_view key) {
+  const std::string k = ascii_lower(key);
+  for (const BackfillKey& b : backfill_keys())
+    if (k == b.key) return &b;
+  return nullptr;
+}
+
+// Each "key" or "key=value" item of a SchedulerParameters string.
+template <class F>
+void for_each_item(const char* params, F f) {
+  if (params == nullptr) return;
+  std::string_view rest(params);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    const std::string_view key = trim(item.substr(0, eq));
+    const std::string_view value =
+        eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
+    if (!key.empty()) f(key, value);
+  }
+}
+
+}  // namespace
+
+std::vector<const BackfillKey*> backfill_keys_present(const char* params) {
+  std::vector<bool> seen(backfill_keys().size(), false);
+  for_each_item(params, [&](std::string_view key, std::string_view) {
+    if (const BackfillKey* b = find_backfill_key(key)) seen[std::size_t(b - &backfill_keys()[0])] = true;
+  });
+  std::vector<const BackfillKey*> v;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    if (seen[i]) v.push_back(&backfill_keys()[i]);
+  return v;
+}
+
+std::string ignored_backfill_keys_line(const std::vector<const BackfillKey*>& present) {
+  std::string keys;
+  for (const BackfillKey* b : present) {
+    if (b->use != BackfillKeyUse::kIgnored) continue;
+    keys += keys.empty() ? "" : "; ";
+    keys += std::string(b->key) + " (" + b->easypp + ")";
+  }
+  if (keys.empty()) return {};
+  return "SchedulerParameters keys of sched/backfill that sched/easypp does not honour: " + keys;
+}
+
+std::string harmful_backfill_key_line(const BackfillKey& k) {
+  return "SchedulerParameters=" + std::string(k.key) + " is harmful under sched/easypp (" +
+         k.easypp + ")";
+}
+
+const char* backfill_key_use_name(BackfillKeyUse u) {
+  switch (u) {
+    case BackfillKeyUse::kHonoured: return "honoured";
+    case BackfillKeyUse::kSlurm: return "applies (Slurm)";
+    case BackfillKeyUse::kIgnored: return "not honoured: warning";
+    case BackfillKeyUse::kHarmful: return "harmful: error";
+  }
+  return "";
+}
+
+std::string backfill_keys_markdown() {
+  std::string t =
+      "| key | Slurm | under sched/backfill | sched/easypp | what sched/easypp does |\n"
+      "|---|---|---|---|---|\n";
+  for (const BackfillKey& k : backfill_keys())
+    t += std::string("| `") + k.key + "` | " + k.releases + " | " + k.backfill + " | " +
+         backfill_key_use_name(k.use) + " | " + k.easypp + " |\n";
+  return t;
+}
+
 ParsedConfig parse_scheduler_parameters(const char* params) {
   ParsedConfig r;
   if (params == nullptr) return r;
   bool guard_given = false;
+  // sched/backfill's keys of the same meaning first (backfill_keys(),
+  // kHonoured), each only if its easypp_* key is not given: the easypp_*
+  // keys below then win. A bad value warns under the bf_* key's name.
+  std::set<std::string> given;
+  for_each_item(params, [&](std::string_view key, std::string_view) { given.insert(ascii_lower(key)); });
+  bool bf_user = false, bf_assoc = false;
+  for_each_item(params, [&](std::string_view key, std::string_view value) {
+    const BackfillKey* b = find_backfill_key(key);
+    if (b == nullptr || b->use != BackfillKeyUse::kHonoured || given.count(b->easypp_key)) return;
+    const Setting* s = find_setting(b->easypp_key);
+    const std::string expected = s->apply(r.config, value);
+    if (expected.empty()) {
+      bf_user = bf_user || std::string_view(b->key) == "bf_max_job_user";
+      bf_assoc = bf_assoc || std::string_view(b->key) == "bf_max_job_assoc";
+      return;
+    }
+    static const PluginConfig defaults;
+    const std::string def = s->render(defaults);
+    s->apply(r.config, def);
+    r.warnings.push_back("invalid " + std::string(b->key) + "='" + std::string(value) +
+                         "' (want " + expected + " for " + b->easypp_key + "), using " + def);
+  });
+  // As sched/backfill: bf_max_job_assoc takes precedence over bf_max_job_user.
+  if (bf_user && bf_assoc && r.config.max_job_user > 0 && r.config.max_job_assoc > 0) {
+    r.config.max_job_user = 0;
+    r.warnings.push_back(
+        "both bf_max_job_user and bf_max_job_assoc are set: bf_max_job_assoc taking precedence "
+        "(as sched/backfill)");
+  }
   std::string_view rest(params);
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');

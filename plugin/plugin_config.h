@@ -105,6 +105,53 @@ ParsedConfig apply_settings(const std::vector<std::pair<std::string, std::string
 /// Every easypp_* key understood (without "=").
 std::vector<std::string> known_keys();
 
+/// How sched/easypp treats a SchedulerParameters key that sched/backfill
+/// (or Slurm on its behalf) reads: the bf_* keys and max_rpc_cnt of Slurm
+/// 22.05 to 26.05 (backfill.c's _load_config(), plus the ones slurmctld's
+/// main scheduler and select/cons_tres read). backfill_keys() is the one
+/// table: the load-time warning, `easypp-ctl check` and the admin guide's
+/// table (checked by a unit test) all come from it.
+enum class BackfillKeyUse {
+  kHonoured,  ///< read as the fallback of the easypp_* key of the same meaning
+  kSlurm,     ///< read by Slurm itself (main scheduler, select plugin): applies as before
+  kIgnored,   ///< not applied: named in one warning line at load and by `easypp-ctl check`
+  kHarmful,   ///< does harm under sched/easypp: an error at load, `easypp-ctl check` fails
+};
+
+struct BackfillKey {
+  const char* key;       ///< as in SchedulerParameters, without '=' (lower case)
+  const char* releases;  ///< the Slurm releases that read it ("22.05+", "25.05+")
+  const char* backfill;  ///< what it means under sched/backfill, a few words
+  BackfillKeyUse use;
+  /// kHonoured: the easypp_* key it stands in for (used when that key is
+  /// not given); otherwise empty.
+  const char* easypp_key;
+  /// What sched/easypp does instead (or, honoured, how), a few words.
+  const char* easypp;
+};
+
+/// Every row, in the admin guide's order.
+const std::vector<BackfillKey>& backfill_keys();
+
+/// The rows of the backfill keys present in a SchedulerParameters string
+/// (items "key" or "key=value", matched case-insensitively), in the table's
+/// order, each once.
+std::vector<const BackfillKey*> backfill_keys_present(const char* params);
+
+/// The one warning line for the kIgnored keys present ("" if none):
+/// "sched/backfill keys sched/easypp does not honour: bf_window (...); ...".
+std::string ignored_backfill_keys_line(const std::vector<const BackfillKey*>& present);
+
+/// The error line for one kHarmful key (bf_licenses).
+std::string harmful_backfill_key_line(const BackfillKey& k);
+
+/// How a row's treatment is named in the admin guide ("honoured", ...).
+const char* backfill_key_use_name(BackfillKeyUse u);
+
+/// The admin guide's table, header included, one row per key of
+/// backfill_keys() (the unit tests compare it with docs/admin-guide.md).
+std::string backfill_keys_markdown();
+
 /// The SchedulerParameters keys Slurm 22.05 and 24.11 themselves search for (as Slurm
 /// spells them, some with a trailing '='), for the substring check.
 const std::vector<std::string>& slurm_keys();

@@ -250,7 +250,7 @@ extern int init(void)
 	wake_agent = false;
 	slurm_mutex_unlock(&term_lock);
 	/* joined in fini(), so not detached */
-	slurm_thread_create(&agent_thread, _agent, NULL);
+	EASYPP_THREAD_CREATE(&agent_thread, _agent, NULL);
 	slurm_mutex_unlock(&thread_flag_mutex);
 	return SLURM_SUCCESS;
 }
@@ -261,7 +261,7 @@ extern void fini(void)
 	if (agent_thread) {
 		verbose("sched/easypp: shutting down");
 		_stop_agent();
-		pthread_join(agent_thread, NULL);
+		EASYPP_THREAD_JOIN(agent_thread);
 		agent_thread = 0;
 		easypp_core_fini();
 	}

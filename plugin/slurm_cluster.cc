@@ -117,7 +117,7 @@ bool yield_locks(CycleEnv& env) {
   env.locked_usec = steady_usec();
   env.slept_usec += env.locked_usec - t0;
   ++env.yields;
-  if (easypp_agent_stopping()) return interrupt(env, "stopping");
+  if (easypp_agent_stopping() || easypp_slurmctld_stopping()) return interrupt(env, "stopping");
   if (easypp_core_reload_pending()) return interrupt(env, "reconfigure");
   if (job_u != last_job_update || node_u != last_node_update || part_u != last_part_update ||
       resv_u != last_resv_update || conf_u != slurm_conf.last_update)
@@ -140,14 +140,14 @@ bool cycle_may_continue(CycleEnv& env) {
 
 // --- sdiag ----------------------------------------------------------------------
 
-void diag_cycle_begin() { slurmctld_diag_stats.bf_active = 1; }
-void diag_cycle_idle() { slurmctld_diag_stats.bf_active = 0; }
+// bf_active as the release's sched/backfill sets it (outside the locks).
+void diag_cycle_begin() { easypp_bf_active(true); }
+void diag_cycle_idle() { easypp_bf_active(false); }
 
 void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
                     std::int64_t cycle_usec) {
   diag_stats_t& d = slurmctld_diag_stats;
   const auto usec = std::uint32_t(std::clamp<std::int64_t>(cycle_usec, 0, UINT32_MAX));
-  d.bf_active = 0;
   d.bf_cycle_counter++;
   d.bf_cycle_sum += usec;
   d.bf_cycle_last = usec;
@@ -274,7 +274,9 @@ bool SlurmCluster::prepare(JobHandle h, const SlurmPartition& p, Candidate* c) {
   job->part_ptr = p.part;
   if (p.jobs != nullptr) {
     auto q = p.jobs->find(h);
-    if (q != p.jobs->end()) job->priority = q->second.priority;
+    // Not over a priority set directly (scontrol update) during a yield:
+    // sched/backfill checks direct_set_prio too (26.05).
+    if (q != p.jobs->end() && !job->direct_set_prio) job->priority = q->second.priority;
   }
   job->last_sched_eval = env_.now;
   if (job->array_recs != nullptr || job->array_task_id != NO_VAL) {
@@ -357,10 +359,16 @@ int SlurmCluster::will_run(job_record_t* job, const Candidate& c, bitstr_t* on, 
     return ESLURM_NODES_BUSY;
   const time_t saved_start = job->start_time;
   const std::uint64_t saved_flags = job->bit_flags;
+  const auto saved_whole = d->whole_node;
   job->bit_flags |= BACKFILL_TEST;
   if (now_only) job->bit_flags |= TEST_NOW_ONLY;
+  // OverSubscribe=EXCLUSIVE: whole nodes for the test, as sched/backfill
+  // does (25.11+), so the start it projects is one the partition allows.
+  if (job->part_ptr != nullptr && job->part_ptr->max_share == 0)
+    d->whole_node |= WHOLE_NODE_REQUIRED;
   const int rc =
       easypp_will_run(job, bm.get(), c.min_nodes, c.max_nodes, c.req_nodes, c.exc_core.get());
+  d->whole_node = saved_whole;
   job->bit_flags = saved_flags;
   if (start) *start = job->start_time;
   job->start_time = saved_start;
@@ -458,7 +466,7 @@ int SlurmCluster::start_job(job_record_t* job, bitstr_t* avail, bool backfilled)
     last_job_update = time(nullptr);
     easypp_power_job_start(job);
     if (job->batch_flag == 0)
-      srun_allocate(job);
+      easypp_srun_allocate(job);
     else if (!IS_JOB_CONFIGURING(job))
       launch_job(job);
   } else {

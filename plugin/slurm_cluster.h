@@ -133,18 +133,21 @@ struct CycleEnv {
 };
 
 /// sdiag's backfill section (slurmctld_diag_stats.bf_*), filled by
-/// sched/easypp as sched/backfill fills it: cycle_begin() when the cycle has
-/// the locks (bf_active: sdiag warns that a cycle is running), cycle_end()
-/// before they are released: cycles, last/max/mean cycle time (locks held,
+/// sched/easypp as sched/backfill fills it: cycle_begin() before the cycle
+/// takes the locks (bf_active: sdiag warns that a cycle is running, slurmctld
+/// purges no old job and, from 25.11.2, its shutdown waits; set under
+/// check_bf_running_lock where the release has it: easypp_bf_active()),
+/// cycle_idle() after they are released, cycle_end() before: cycles, last/max/mean cycle time (locks held,
 /// yields excluded, microseconds), depth (jobs looked at) and depth tried
 /// (jobs tested against the nodes), queue length, the reservations as the
 /// "table size", jobs backfilled, and (24.11) why the cycle ended.
 void diag_cycle_begin();
-void diag_cycle_idle();  ///< bf_active back to 0 (cycle_end does it; for early exits)
+void diag_cycle_idle();  ///< bf_active back to 0, the locks released
 void diag_cycle_end(const CycleEnv& env, std::uint32_t queue_len, std::uint32_t reservations,
                     std::int64_t cycle_usec);
 
-/// bf_active for the lifetime of a cycle's locks, whatever way it ends.
+/// bf_active for the lifetime of a cycle, whatever way it ends: made before
+/// the scheduling locks are taken and destroyed after they are released.
 class DiagActive {
  public:
   DiagActive() { diag_cycle_begin(); }

@@ -25,6 +25,10 @@ extern "C" {
 #define EASYPP_SCHED_LOCKS \
   { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .part = READ_LOCK, .fed = READ_LOCK }
 
+/* Start the agent thread (joinable) and join it. */
+#define EASYPP_THREAD_CREATE(id, func, arg) slurm_thread_create((id), func, (arg))
+#define EASYPP_THREAD_JOIN(id) pthread_join((id), NULL)
+
 #ifdef __cplusplus
 
 // List types: 22.05 has only the pointer typedefs List and ListIterator;
@@ -97,5 +101,21 @@ inline const char* easypp_job_reason_string(uint32_t reason) {
 
 /// sdiag's count of why backfill cycles ended: 22.05 has none.
 inline void easypp_count_bf_exit(easypp::plugin::BfExit) {}
+
+/// A cycle starts (true) or has ended (false): sdiag's bf_active, set
+/// without a lock as this plugin always did on this release (not under
+/// check_bf_running_lock as 25.05+ do). Called without the slurmctld locks.
+inline void easypp_bf_active(bool active) { slurmctld_diag_stats.bf_active = active ? 1 : 0; }
+
+/// slurmctld is shutting down: start no cycle, end a running one at its
+/// next yield.
+inline bool easypp_slurmctld_stopping() { return slurmctld_config.shutdown_time != 0; }
+
+/// Nothing to do right after taking the scheduling locks (slurmctld
+/// validates the reservations itself before 25.05).
+inline void easypp_cycle_locked() {}
+
+/// Tell srun (salloc) of the allocation of a started job without a batch script.
+inline void easypp_srun_allocate(job_record_t* job) { srun_allocate(job); }
 
 #endif  // __cplusplus

@@ -352,6 +352,60 @@ else fail "hanging scontrol: default directory (exit $st): $(cat "$T/err")"; fi
 if [ -s "$T/scontrol.pid" ] && ! kill -0 "$(cat "$T/scontrol.pid")" 2>/dev/null; then pass "hanging scontrol: killed"
 else fail "hanging scontrol: still running"; kill "$(cat "$T/scontrol.pid")" 2>/dev/null; fi
 
+# --- check: SchedulerParameters (sched/backfill's keys, plugin_config.h) -------------------
+# A stand-in plugin: a shared object exporting plugin_version = 22.05.8.
+printf 'const unsigned int plugin_version = 0x160508;\n' >"$T/fake.c"
+if ${CC:-cc} -shared -fPIC -o "$T/fake.so" "$T/fake.c" 2>"$T/cc.err"; then
+  FAKE="$T/fake.so"
+  expect "check -S: ignored keys warn, exit 0" 0 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8 \
+    --scheduler-parameters 'bf_window=2880,bf_interval=60,BF_CONTINUE,easypp_max_time=20,bf_busy_nodes'
+  has "check -S: plugin loads" "$T/out" "^OK: slurmctld 22.05.8 loads this plugin$"
+  has "check -S: the parameters and where they come from" "$T/out" \
+    "^settings   SchedulerParameters=bf_window=2880,bf_interval=60,BF_CONTINUE,easypp_max_time=20,bf_busy_nodes \(--scheduler-parameters\)$"
+  has "check -S: bf_window not honoured, what instead" "$T/out" \
+    "^WARNING: bf_window: not honoured by sched/easypp: no window: planning looks at every running job's predicted end"
+  has "check -S: bf_continue not honoured" "$T/out" "^WARNING: bf_continue: not honoured by sched/easypp: "
+  has "check -S: bf_interval honoured" "$T/out" "^ok: bf_interval: read as easypp_interval"
+  has "check -S: bf_busy_nodes applies" "$T/out" "^ok: bf_busy_nodes: applies"
+  hasnt "check -S: no error" "$T/out" "^ERROR"
+  expect "check -S: bf_licenses fails (exit 1)" 1 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8 \
+    --scheduler-parameters 'bf_continue,bf_licenses'
+  has "check -S: bf_licenses is an error" "$T/out" \
+    "^ERROR: SchedulerParameters=bf_licenses is harmful under sched/easypp \(no license planning"
+  has "check -S: the plugin still loads" "$T/out" "^OK: slurmctld 22.05.8 loads this plugin$"
+  expect "check -S: a bad bf_interval warns, exit 0" 0 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8 \
+    --scheduler-parameters 'bf_interval=-1'
+  has "check -S: bad bf_interval named" "$T/out" \
+    "^WARNING: invalid bf_interval='-1' \(want 1\.\.3600 for easypp_interval\), using 30$"
+  expect "check -S: a version mismatch still exits 1" 1 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.9 \
+    --scheduler-parameters 'bf_window=10'
+  has "check -S: keys checked after a mismatch too" "$T/out" "^WARNING: bf_window: "
+  # From scontrol show config.
+  mkdir "$T/bin2"
+  {
+    echo '#!/bin/sh'
+    echo '[ "$1 $2" = "show config" ] || exit 1'
+    echo 'echo "SchedulerParameters     = bf_licenses,bf_max_job_start=10"'
+    echo 'echo "SchedulerTimeSlice      = 30 sec"'
+  } >"$T/bin2/scontrol"
+  chmod +x "$T/bin2/scontrol"
+  PATH="$T/bin2:$PATH" expect "check: scontrol's bf_licenses fails" 1 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8
+  has "check: SchedulerParameters from scontrol" "$T/out" \
+    "^settings   SchedulerParameters=bf_licenses,bf_max_job_start=10 \(scontrol show config\)$"
+  has "check: scontrol's bf_max_job_start warned" "$T/out" "^WARNING: bf_max_job_start: not honoured by sched/easypp: no cap on starts"
+  has "check: scontrol's bf_licenses an error" "$T/out" "^ERROR: SchedulerParameters=bf_licenses is harmful"
+  printf '#!/bin/sh\necho "SchedulerParameters     = (null)"\n' >"$T/bin2/scontrol"
+  PATH="$T/bin2:$PATH" expect "check: no SchedulerParameters, exit 0" 0 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8
+  has "check: empty SchedulerParameters shown" "$T/out" "^settings   SchedulerParameters= \(scontrol show config\)$"
+  hasnt "check: empty SchedulerParameters, no finding" "$T/out" "^(WARNING|ERROR)"
+  printf '#!/bin/sh\nexit 1\n' >"$T/bin2/scontrol"
+  PATH="$T/bin2:$PATH" expect "check: scontrol fails, exit 0" 0 "$CTL" check --plugin "$FAKE" --slurm-version 22.05.8
+  has "check: scontrol fails, not checked" "$T/out" "^settings   not checked: "
+else
+  echo "skip check -S tests: cannot build a shared object ($(head -c 200 "$T/cc.err"))"
+fi
+one_line_error "--scheduler-parameters applies to check only" 2 "$CTL" status --scheduler-parameters bf_window=1
+
 echo
 if [ "$fails" -ne 0 ]; then echo "$fails easypp-ctl test(s) failed"; exit 1; fi
 echo "all easypp-ctl tests passed"

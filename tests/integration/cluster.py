@@ -27,9 +27,11 @@ Environment:
                           (default: <repo>/plugin)
   EASYPP_SLURM_PLUGINDIR  Slurm's own plugin directory (default: detected)
   EASYPP_KEEP_CLUSTER_DIR keep the temporary directory after stop (debugging)
-  EASYPP_SLURM_PREFIX     a private Slurm build (bench/build-frontend-slurm.sh):
-                          its sbin/ daemons, bin/ clients and lib/slurm plugins
-                          instead of the system's; a front-end build is run
+  EASYPP_SLURM_PREFIX     a private Slurm build (bench/build-frontend-slurm.sh,
+                          contrib/build-slurm-tarball.sh): its sbin/ daemons
+                          (slurmdbd and slurmrestd too where it has them), bin/
+                          clients and lib/slurm plugins instead of the
+                          system's; a front-end build is run
                           with one slurmd as FrontendName serving every node
   EASYPP_CTLD_PRELOAD     LD_PRELOAD for slurmctld only, e.g. libasan.so.8 to
                           load a plugin built with -fsanitize=address (make
@@ -55,9 +57,15 @@ REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SLURM_PREFIX = os.environ.get("EASYPP_SLURM_PREFIX") or None
 SLURMCTLD = os.path.join(SLURM_PREFIX or "/usr", "sbin", "slurmctld")
 SLURMD = os.path.join(SLURM_PREFIX or "/usr", "sbin", "slurmd")
+# The public header of the Slurm in use (its SLURM_VERSION_NUMBER).
+SLURM_VERSION_H = os.path.join(SLURM_PREFIX or "/usr", "include", "slurm", "slurm_version.h")
 MUNGED = "/usr/sbin/munged"
-SLURMDBD = "/usr/sbin/slurmdbd"
-SLURMRESTD = "/usr/sbin/slurmrestd"
+# slurmdbd and slurmrestd of the same release as slurmctld (an older slurmdbd
+# refuses a newer slurmctld): the prefix's when it has them.
+SLURMDBD = os.path.join(SLURM_PREFIX if SLURM_PREFIX and os.access(
+    os.path.join(SLURM_PREFIX, "sbin", "slurmdbd"), os.X_OK) else "/usr", "sbin", "slurmdbd")
+SLURMRESTD = os.path.join(SLURM_PREFIX if SLURM_PREFIX and os.access(
+    os.path.join(SLURM_PREFIX, "sbin", "slurmrestd"), os.X_OK) else "/usr", "sbin", "slurmrestd")
 MARIADBD = "/usr/sbin/mariadbd"
 MARIADB_INSTALL_DB = "/usr/bin/mariadb-install-db"
 # slurmrestd refuses to run as root (or SlurmUser): it runs as this user.

@@ -10,6 +10,7 @@
 #                      (make check sets it; default <repo>/plugin)
 #   TESTS_PATTERN      unittest file pattern (default test_*.py)
 #   EASYPP_NO_SKIP     1: any skip fails
+#   EASYPP_SLURM_PREFIX  a private Slurm build to run (tests/integration/cluster.py)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 : "${EASYPP_PLUGIN_DIR:=$repo/plugin}"
@@ -27,10 +28,12 @@ skip() {
 [ -f "$EASYPP_PLUGIN_DIR/sched_easypp.so" ] ||
   skip "the Slurm plugin was not built ($EASYPP_PLUGIN_DIR/sched_easypp.so missing; see configure's summary)"
 [ "$(id -u)" -eq 0 ] || skip "they start slurmctld/slurmd and need root"
-for p in /usr/sbin/slurmctld /usr/sbin/slurmd; do
+# EASYPP_SLURM_PREFIX: daemons and clients of a private build (cluster.py)
+for p in "${EASYPP_SLURM_PREFIX:-/usr}/sbin/slurmctld" "${EASYPP_SLURM_PREFIX:-/usr}/sbin/slurmd"; do
   [ -x "$p" ] || skip "$p not installed (apt-get install slurmctld slurmd slurm-client munge)"
 done
-command -v sbatch >/dev/null 2>&1 || skip "slurm-client not installed"
+[ -x "${EASYPP_SLURM_PREFIX:-/usr}/bin/sbatch" ] || command -v sbatch >/dev/null 2>&1 ||
+  skip "slurm-client not installed"
 py=$(command -v python3) || skip "python3 not found"
 
 cd "$here" || exit 1

@@ -100,7 +100,7 @@ class PluginBinaryTest(unittest.TestCase):
         with open(PLUGIN_SO, "rb") as f:
             f.seek(off)
             version, = struct.unpack("<I", f.read(4))
-        with open("/usr/include/slurm/slurm_version.h") as f:
+        with open(cluster.SLURM_VERSION_H) as f:
             want = int(re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)",
                                  f.read()).group(1), 16)
         self.assertEqual(size, 4)
@@ -113,7 +113,7 @@ class PluginBinaryTest(unittest.TestCase):
         sched_easypp.so in place, accepts this build for the installed Slurm
         and refuses it, naming both versions, for another one."""
         script = os.path.join(cluster.REPO_ROOT, "plugin", "check-plugin-version.sh")
-        with open("/usr/include/slurm/slurm_version.h") as f:
+        with open(cluster.SLURM_VERSION_H) as f:
             want = re.search(r"#define SLURM_VERSION_NUMBER (0x[0-9a-fA-F]+)", f.read()).group(1)
         ok = subprocess.run(["sh", script, PLUGIN_SO, want], capture_output=True, text=True)
         self.assertEqual(ok.returncode, 0, ok.stderr)
@@ -197,6 +197,19 @@ class LoadTest(SharedClusterTest):
                    timeout=5)
         c.set_scheduler_parameters("sched_interval=5,easypp_interval=junk")
         c.wait_log(r"error: sched/easypp: invalid easypp_interval='junk'", timeout=15)
+        # sched/backfill's keys (plugin_config.h, backfill_keys()): an honoured
+        # one is read (bf_interval as easypp_interval), the ones not honoured
+        # are named in one warning line, bf_licenses in an error of its own.
+        c.set_scheduler_parameters("sched_interval=5,bf_interval=4,bf_window=2880,bf_continue,"
+                                   "bf_licenses")
+        c.wait_log(cluster.reconfigured_pattern(r"interval=4s "), timeout=15)
+        warned = c.wait_log(r"error: sched/easypp: warning: SchedulerParameters keys of "
+                            r"sched/backfill that sched/easypp does not honour: bf_window "
+                            r"\(no window: [^)]*\); bf_continue \([^)]*\)$", timeout=5)
+        harmful = c.wait_log(r"error: sched/easypp: SchedulerParameters=bf_licenses is harmful "
+                             r"under sched/easypp \(no license planning.*", timeout=5)
+        sys.stderr.write("\n  %s\n  %s\n" % (warned.group(0), harmful.group(0)))
+        c.set_scheduler_parameters("sched_interval=5")
         self.assertTrue(c.slurmctld_alive())
         self.assertEqual(c.show_config()["SchedulerType"], "sched/easypp")
 
@@ -247,14 +260,17 @@ class VersionMismatchTest(unittest.TestCase):
             # accepts the real build (exit 0).
             ctl = os.path.join(cluster.REPO_ROOT, "plugin", "easypp-ctl")
             ctl = os.environ.get("EASYPP_CTL", ctl)
+            # easypp-ctl check asks /usr/sbin/slurmctld; a private build's
+            # release is given instead (the same comparison).
+            against = ["--slurm-version", text(real)] if cluster.SLURM_PREFIX else []
             if os.access(ctl, os.X_OK):
-                p = subprocess.run([ctl, "check", "--plugin", bad], capture_output=True,
+                p = subprocess.run([ctl, "check", "--plugin", bad] + against, capture_output=True,
                                    text=True)
                 self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
                 self.assertIn("MISMATCH: slurmctld %s refuses a plugin built for Slurm %s"
                               % (text(real), text(fake)), p.stdout)
-                p = subprocess.run([ctl, "check", "--plugin", PLUGIN_SO], capture_output=True,
-                                   text=True)
+                p = subprocess.run([ctl, "check", "--plugin", PLUGIN_SO] + against,
+                                   capture_output=True, text=True)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
                 self.assertIn("OK: slurmctld %s loads this plugin" % text(real), p.stdout)
             c = cluster.Cluster(scheduler="sched/easypp", nodes=1, plugin_dir=tmp,

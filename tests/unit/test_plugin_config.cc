@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,12 @@ class PluginConfigTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSettingsRoundTrip);
   CPPUNIT_TEST(testSelectiveTurnsTheGuardsOff);
   CPPUNIT_TEST(testAdaptiveSelective);
+  CPPUNIT_TEST(testBackfillKeysAreFallbacks);
+  CPPUNIT_TEST(testBadBackfillValueWarnsUnderItsName);
+  CPPUNIT_TEST(testBackfillAssocBeatsUser);
+  CPPUNIT_TEST(testBackfillKeysPresentAndWarningLine);
+  CPPUNIT_TEST(testEverySlurmBackfillKeyIsInTheTable);
+  CPPUNIT_TEST(testAdminGuideHasTheTable);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -373,6 +382,134 @@ class PluginConfigTest : public CppUnit::TestFixture {
     ParsedConfig dr = parse_scheduler_parameters("easypp_selective=derive");
     CPPUNIT_ASSERT(dr.warnings[0].find("derive them with easypp-sim") != std::string::npos);
     CPPUNIT_ASSERT(dr.warnings[0].find("adaptive or adaptive-d") != std::string::npos);
+  }
+
+  // sched/backfill's keys of the same meaning are read when the easypp_*
+  // key is not given; the easypp_* key wins wherever it stands.
+  void testBackfillKeysAreFallbacks() {
+    ParsedConfig p = parse_scheduler_parameters(
+        "bf_interval=60,bf_max_job_test=100,bf_max_time=20,bf_yield_interval=1000,"
+        "bf_yield_sleep=2000,bf_max_job_part=3,bf_max_job_user_part=4,bf_max_job_user=5");
+    CPPUNIT_ASSERT(p.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(60, p.config.interval);
+    CPPUNIT_ASSERT_EQUAL(100, p.config.max_job_test);
+    CPPUNIT_ASSERT_EQUAL(20, p.config.max_time);
+    CPPUNIT_ASSERT_EQUAL(1000, p.config.yield_interval_usec);
+    CPPUNIT_ASSERT_EQUAL(2000, p.config.yield_sleep_usec);
+    CPPUNIT_ASSERT_EQUAL(3, p.config.max_job_part);
+    CPPUNIT_ASSERT_EQUAL(4, p.config.max_job_user_part);
+    CPPUNIT_ASSERT_EQUAL(5, p.config.max_job_user);
+    CPPUNIT_ASSERT_EQUAL(0, p.config.max_job_assoc);
+    CPPUNIT_ASSERT_EQUAL(10, parse_scheduler_parameters("easypp_interval=10,bf_interval=60")
+                                 .config.interval);
+    CPPUNIT_ASSERT_EQUAL(10, parse_scheduler_parameters("BF_Interval=60,easypp_interval=10")
+                                 .config.interval);
+    CPPUNIT_ASSERT_EQUAL(7, parse_scheduler_parameters("BF_MAX_JOB_ASSOC=7").config.max_job_assoc);
+    // Not a fallback: sched/backfill's keys that the plugin does not honour
+    // change nothing.
+    const PluginConfig d;
+    ParsedConfig q = parse_scheduler_parameters("bf_window=2880,bf_continue,max_rpc_cnt=150");
+    CPPUNIT_ASSERT(q.warnings.empty());
+    CPPUNIT_ASSERT_EQUAL(d.describe(), q.config.describe());
+  }
+
+  void testBadBackfillValueWarnsUnderItsName() {
+    // bf_interval=-1 (no backfill) and values past easypp_interval's range.
+    for (const char* v : {"-1", "7200", "x"}) {
+      ParsedConfig p = parse_scheduler_parameters((std::string("bf_interval=") + v).c_str());
+      CPPUNIT_ASSERT_EQUAL(30, p.config.interval);
+      CPPUNIT_ASSERT_EQUAL(std::size_t(1), p.warnings.size());
+      CPPUNIT_ASSERT_EQUAL("invalid bf_interval='" + std::string(v) +
+                               "' (want 1..3600 for easypp_interval), using 30",
+                           p.warnings[0]);
+    }
+  }
+
+  void testBackfillAssocBeatsUser() {
+    ParsedConfig p = parse_scheduler_parameters("bf_max_job_user=5,bf_max_job_assoc=3");
+    CPPUNIT_ASSERT_EQUAL(0, p.config.max_job_user);
+    CPPUNIT_ASSERT_EQUAL(3, p.config.max_job_assoc);
+    CPPUNIT_ASSERT_EQUAL(std::size_t(1), p.warnings.size());
+    // The plugin's own keys may combine both.
+    ParsedConfig q = parse_scheduler_parameters("easypp_max_job_user=5,bf_max_job_assoc=3");
+    CPPUNIT_ASSERT_EQUAL(5, q.config.max_job_user);
+    CPPUNIT_ASSERT_EQUAL(3, q.config.max_job_assoc);
+    CPPUNIT_ASSERT(q.warnings.empty());
+  }
+
+  void testBackfillKeysPresentAndWarningLine() {
+    const char* params =
+        "sched_interval=5,bf_window=2880, BF_Continue ,bf_licenses,bf_interval=30,"
+        "bf_window_linear=60,bf_continue,easypp_interval=20,max_rpc_cnt=150";
+    std::vector<std::string> keys;
+    for (const BackfillKey* k : backfill_keys_present(params)) keys.push_back(k->key);
+    const std::vector<std::string> want = {"bf_interval", "bf_window_linear", "bf_window",
+                                           "bf_continue", "max_rpc_cnt", "bf_licenses"};
+    CPPUNIT_ASSERT(keys == want);  // the table's order, each once
+    const std::string line = ignored_backfill_keys_line(backfill_keys_present(params));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("SchedulerParameters keys of sched/backfill that sched/easypp does not "
+                    "honour: bf_window (no window: planning looks at every running job's "
+                    "predicted end, however far); bf_continue (a cycle interrupted by a change "
+                    "during a lock yield is followed 1 s later by a new cycle from the top of "
+                    "the queue); max_rpc_cnt (cycles run and yield by easypp_yield_interval "
+                    "whatever the RPC load, and Slurm's main scheduler still defers)"),
+        line);
+    CPPUNIT_ASSERT(ignored_backfill_keys_line(backfill_keys_present("bf_interval=5")).empty());
+    CPPUNIT_ASSERT(ignored_backfill_keys_line(backfill_keys_present(nullptr)).empty());
+    const BackfillKey* lic = backfill_keys_present("bf_licenses").at(0);
+    CPPUNIT_ASSERT(lic->use == BackfillKeyUse::kHarmful);
+    CPPUNIT_ASSERT(harmful_backfill_key_line(*lic).find(
+                       "SchedulerParameters=bf_licenses is harmful under sched/easypp (") == 0);
+  }
+
+  // Every bf_* key (and max_rpc_cnt) Slurm searches for is a row of the
+  // table, once; honoured ones name an easypp_* key that exists.
+  void testEverySlurmBackfillKeyIsInTheTable() {
+    std::set<std::string> rows;
+    for (const BackfillKey& k : backfill_keys()) {
+      CPPUNIT_ASSERT_MESSAGE(k.key, rows.insert(k.key).second);
+      CPPUNIT_ASSERT_MESSAGE(k.key, *k.backfill && *k.easypp && *k.releases);
+      const std::vector<std::string> known = known_keys();
+      const bool honoured = k.use == BackfillKeyUse::kHonoured;
+      CPPUNIT_ASSERT_MESSAGE(k.key, honoured == (*k.easypp_key != 0));
+      if (honoured)
+        CPPUNIT_ASSERT_MESSAGE(k.key, std::find(known.begin(), known.end(),
+                                                std::string(k.easypp_key)) != known.end());
+    }
+    for (std::string sk : slurm_keys()) {
+      if (!sk.empty() && sk.back() == '=') sk.pop_back();
+      if (sk.rfind("bf_", 0) == 0 || sk.rfind("max_rpc_", 0) == 0)
+        CPPUNIT_ASSERT_MESSAGE(sk + " is not in backfill_keys()", rows.count(sk) == 1);
+    }
+    for (const std::string& r : rows) {
+      const bool listed = std::find(slurm_keys().begin(), slurm_keys().end(), r) !=
+                              slurm_keys().end() ||
+                          std::find(slurm_keys().begin(), slurm_keys().end(), r + "=") !=
+                              slurm_keys().end();
+      CPPUNIT_ASSERT_MESSAGE(r + " is not in slurm_keys()", listed);
+    }
+    CPPUNIT_ASSERT(rows.count("bf_licenses") && rows.count("bf_window"));
+  }
+
+  // docs/admin-guide.md holds backfill_keys_markdown() verbatim, between
+  // its markers (the docs are checked against the code's table).
+  void testAdminGuideHasTheTable() {
+    const std::string path = std::string(TEST_DATA_DIR) + "/../../docs/admin-guide.md";
+    std::ifstream in(path);
+    CPPUNIT_ASSERT_MESSAGE(path, in.good());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    const std::string begin = "<!-- backfill-keys: generated from backfill_keys() -->\n";
+    const std::string end = "<!-- backfill-keys end -->";
+    const std::size_t b = doc.find(begin), e = doc.find(end);
+    CPPUNIT_ASSERT_MESSAGE("markers missing in " + path,
+                           b != std::string::npos && e != std::string::npos && b < e);
+    const std::string table = doc.substr(b + begin.size(), e - b - begin.size());
+    CPPUNIT_ASSERT_MESSAGE("docs/admin-guide.md's table differs from backfill_keys(); it should "
+                           "read:\n" + backfill_keys_markdown(),
+                           table == backfill_keys_markdown());
   }
 };
 
