@@ -1,5 +1,6 @@
-// Slurm 25.05: the release-specific part of the plugin's Slurm API (included
-// by slurm_api.h only; see there).
+// Slurm 25.05 and 25.11: the release-specific part of the plugin's Slurm
+// API (included by slurm_api.h only, through compat/slurm_2511.h for 25.11;
+// see there).
 //
 // Against 24.11 (compat/slurm_2411.h): slurmctld no longer validates the
 // advanced reservations by itself: the scheduler does, right after taking
@@ -9,6 +10,8 @@
 // old jobs holds that mutex while it takes the job lock); job_state_set() is
 // used (exported by the slurmctld built from SchedMD's tarball);
 // reservation_delete_resv_exc_parts() frees the GRES lists too.
+// 25.11 differs only in what a point-release condition covers here: from
+// 25.11.2 clearing bf_active is broadcast (easypp_bf_active()).
 #pragma once
 
 #define operator slurm_operator  // see slurm_api.h
@@ -118,12 +121,16 @@ inline void easypp_count_bf_exit(easypp::plugin::BfExit why) {
 
 /// A cycle starts (true) or has ended (false): slurmctld_diag_stats.bf_active
 /// as sched/backfill sets it, under check_bf_running_lock (old jobs are not
-/// purged while it is set; 25.05 has no check_bf_running_cond). Call it
-/// WITHOUT the slurmctld locks: the purge holds check_bf_running_lock while
-/// it takes the job lock.
+/// purged while it is set; from 25.11.2 slurmctld's shutdown waits on
+/// check_bf_running_cond until it is clear, so clearing it is broadcast).
+/// Call it WITHOUT the slurmctld locks: the purge holds
+/// check_bf_running_lock while it takes the job lock.
 inline void easypp_bf_active(bool active) {
   slurm_mutex_lock(&check_bf_running_lock);
   slurmctld_diag_stats.bf_active = active ? 1 : 0;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 2)
+  if (!active) slurm_cond_broadcast(&check_bf_running_cond);
+#endif
   slurm_mutex_unlock(&check_bf_running_lock);
 }
 
